@@ -275,7 +275,10 @@ func normalizeQuery(raw string, strip []string) string {
 	if raw == "" {
 		return ""
 	}
-	type param struct{ name, value string; hasEq bool }
+	type param struct {
+		name, value string
+		hasEq       bool
+	}
 	var params []param
 	for part := range strings.SplitSeq(raw, "&") {
 		if part == "" {
