@@ -1,0 +1,48 @@
+package envconf
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReader(t *testing.T) {
+	r := FromMap(map[string]string{
+		"A_INT": "42", "A_BAD_INT": "4x", "A_DUR": "250ms", "A_BAD_DUR": "soon",
+		"A_BOOL": "yes", "A_LIST": " a, ,b ,c", "A_EMPTY": "  ",
+	})
+	if got := r.Int("A_INT", 1); got != 42 {
+		t.Errorf("Int: got %d, want 42", got)
+	}
+	if got := r.Int("A_MISSING", 7); got != 7 {
+		t.Errorf("Int default: got %d, want 7", got)
+	}
+	if got := r.Duration("A_DUR", time.Second); got != 250*time.Millisecond {
+		t.Errorf("Duration: got %v, want 250ms", got)
+	}
+	if got := r.Bool("A_BOOL", false); !got {
+		t.Errorf("Bool: got false, want true")
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, r.List("A_LIST", nil)); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+	if got := r.String("A_EMPTY", "def"); got != "def" {
+		t.Errorf("blank value: got %q, want the default", got)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("unexpected error before bad reads: %v", err)
+	}
+	r.Int("A_BAD_INT", 0)
+	r.Duration("A_BAD_DUR", 0)
+	err := r.Err()
+	if err == nil {
+		t.Fatal("got nil error, want one naming A_BAD_INT and A_BAD_DUR")
+	}
+	for _, name := range []string{"A_BAD_INT", "A_BAD_DUR"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not name %s", err, name)
+		}
+	}
+}

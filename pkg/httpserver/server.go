@@ -1,0 +1,355 @@
+package httpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Config is the HTTP part of every service's configuration.
+type Config struct {
+	Addr          string        // listen address, e.g. "127.0.0.1:8080"
+	ReadTimeout   time.Duration // whole request read
+	WriteTimeout  time.Duration // 0 disables (needed for SSE streams)
+	IdleTimeout   time.Duration
+	ShutdownGrace time.Duration // time in-flight requests get on SIGTERM
+	MaxBodyBytes  int64         // request body limit
+	APIKeys       []string      // when non-empty, mutating requests need "Authorization: Bearer <key>"
+	ReadyTimeout  time.Duration // per /readyz probe
+}
+
+// Defaults fills zero fields with sane defaults.
+func (c Config) Defaults() Config {
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = 30 * time.Second
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 120 * time.Second
+	}
+	if c.ShutdownGrace == 0 {
+		c.ShutdownGrace = 15 * time.Second
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = 2 * time.Second
+	}
+	return c
+}
+
+// Validate rejects unusable settings, naming the field.
+func (c Config) Validate() error {
+	if c.Addr == "" {
+		return errors.New("addr: must not be empty (host:port)")
+	}
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("addr: %q is not host:port: %w", c.Addr, err)
+	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("addr: port %q is not a number in 0..65535", port)
+	}
+	if c.MaxBodyBytes < 0 {
+		return errors.New("max_body_bytes: must be positive")
+	}
+	if c.ReadTimeout < 0 || c.WriteTimeout < 0 || c.ShutdownGrace < 0 {
+		return errors.New("timeouts: must not be negative")
+	}
+	for i, k := range c.APIKeys {
+		if len(k) < 16 {
+			return fmt.Errorf("api_keys[%d]: keys must be at least 16 characters", i)
+		}
+	}
+	return nil
+}
+
+// ReadyCheck reports whether one dependency is usable.
+type ReadyCheck func(ctx context.Context) error
+
+// Server is a service's HTTP front: a gin engine mounted in an http.Server.
+type Server struct {
+	cfg     Config
+	name    string
+	log     *slog.Logger
+	engine  *gin.Engine
+	reg     *prometheus.Registry
+	ready   atomic.Bool
+	mu      sync.Mutex
+	checks  map[string]ReadyCheck
+	order   []string
+	reqs    *prometheus.CounterVec
+	latency *prometheus.HistogramVec
+}
+
+// New builds a server for the named service. Routes are added on Engine() or API().
+func New(name string, cfg Config, logger *slog.Logger) *Server {
+	gin.SetMode(gin.ReleaseMode)
+	cfg = cfg.Defaults()
+	s := &Server{cfg: cfg, name: name, log: logger, engine: gin.New(), reg: prometheus.NewRegistry(), checks: map[string]ReadyCheck{}}
+	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.reqs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "kgsearch", Subsystem: name, Name: "http_requests_total", Help: "HTTP requests by route, method and status.",
+	}, []string{"route", "method", "status"})
+	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "kgsearch", Subsystem: name, Name: "http_request_duration_seconds", Help: "HTTP request latency by route and method.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"route", "method"})
+	s.reg.MustRegister(s.reqs, s.latency)
+	s.engine.ContextWithFallback = true
+	s.engine.HandleMethodNotAllowed = true
+	s.engine.Use(s.requestID, s.recover, s.accessLog, s.limitBody)
+	s.engine.NoRoute(func(c *gin.Context) {
+		s.writeError(c, &Error{Status: http.StatusNotFound, Title: "not found", Detail: "no such endpoint: " + c.Request.Method + " " + c.Request.URL.Path})
+	})
+	s.engine.NoMethod(func(c *gin.Context) {
+		s.writeError(c, &Error{Status: http.StatusMethodNotAllowed, Title: "method not allowed", Detail: c.Request.Method + " is not supported on " + c.Request.URL.Path})
+	})
+	s.engine.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok", "service": name}) })
+	s.engine.GET("/readyz", s.readyz)
+	s.engine.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})))
+	return s
+}
+
+// Engine is the gin engine, for routes that need no API key.
+func (s *Server) Engine() *gin.Engine { return s.engine }
+
+// API returns a route group under prefix whose mutating methods require an API key
+// when keys are configured.
+func (s *Server) API(prefix string) *gin.RouterGroup { return s.engine.Group(prefix, s.auth) }
+
+// Registry is the service's Prometheus registry, for its own metrics.
+func (s *Server) Registry() *prometheus.Registry { return s.reg }
+
+// Logger is the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// AddReadyCheck registers a dependency probe run by /readyz.
+func (s *Server) AddReadyCheck(name string, check ReadyCheck) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.checks[name]; !ok {
+		s.order = append(s.order, name)
+	}
+	s.checks[name] = check
+}
+
+// SetReady marks whether start-up (migrations, index catch-up) is finished.
+func (s *Server) SetReady(v bool) { s.ready.Store(v) }
+
+// ReadyStatus runs every check and returns the per-dependency result.
+func (s *Server) ReadyStatus(ctx context.Context) (bool, map[string]string) {
+	s.mu.Lock()
+	names := append([]string(nil), s.order...)
+	checks := make([]ReadyCheck, len(names))
+	for i, n := range names {
+		checks[i] = s.checks[n]
+	}
+	s.mu.Unlock()
+	out := make(map[string]string, len(names)+1)
+	ok := s.ready.Load()
+	if ok {
+		out["startup"] = "ok"
+	} else {
+		out["startup"] = "starting"
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range names {
+		wg.Add(1)
+		go func(name string, check ReadyCheck) {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, s.cfg.ReadyTimeout)
+			defer cancel()
+			err := check(cctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				out[name] = err.Error()
+				ok = false
+			} else {
+				out[name] = "ok"
+			}
+		}(names[i], checks[i])
+	}
+	wg.Wait()
+	return ok, out
+}
+
+func (s *Server) readyz(c *gin.Context) {
+	ok, st := s.ReadyStatus(c.Request.Context())
+	code := http.StatusOK
+	status := "ready"
+	if !ok {
+		code = http.StatusServiceUnavailable
+		status = "not ready"
+	}
+	c.JSON(code, gin.H{"status": status, "service": s.name, "checks": st})
+}
+
+// Handle adapts a handler that returns an error.
+func (s *Server) Handle(fn func(c *gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := fn(c); err != nil {
+			s.writeError(c, err)
+		}
+	}
+}
+
+func (s *Server) writeError(c *gin.Context, err error) {
+	e := asError(err)
+	rid := RequestID(c)
+	if e.Status >= 500 {
+		s.log.Error("request failed", "request_id", rid, "route", c.FullPath(), "status", e.Status, "err", err)
+	} else if e.Err != nil {
+		s.log.Debug("request rejected", "request_id", rid, "route", c.FullPath(), "status", e.Status, "err", err)
+	}
+	if e.Retry > 0 {
+		c.Header("Retry-After", strconv.Itoa(e.Retry))
+	}
+	p := Problem{
+		Type: "about:blank", Title: e.Title, Status: e.Status, Detail: e.Detail,
+		Instance: c.Request.URL.Path, Field: e.Field, RequestID: rid,
+	}
+	if p.Title == "" {
+		p.Title = http.StatusText(e.Status)
+	}
+	body, _ := json.Marshal(p)
+	c.Data(e.Status, "application/problem+json", body)
+	c.Abort()
+}
+
+// WriteError lets streaming handlers report an error through the same mapping.
+func (s *Server) WriteError(c *gin.Context, err error) { s.writeError(c, err) }
+
+const ridKey = "request_id"
+
+// RequestID returns the request's ID (from X-Request-ID or generated).
+func RequestID(c *gin.Context) string { return c.GetString(ridKey) }
+
+func (s *Server) requestID(c *gin.Context) {
+	rid := c.GetHeader("X-Request-ID")
+	if rid == "" || len(rid) > 128 || strings.ContainsAny(rid, "\r\n") {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		rid = hex.EncodeToString(b[:])
+	}
+	c.Set(ridKey, rid)
+	c.Header("X-Request-ID", rid)
+	c.Next()
+}
+
+func (s *Server) recover(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			s.writeError(c, Internal(fmt.Errorf("panic: %v", r)))
+		}
+	}()
+	c.Next()
+}
+
+func (s *Server) accessLog(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	d := time.Since(start)
+	status := strconv.Itoa(c.Writer.Status())
+	s.reqs.WithLabelValues(route, c.Request.Method, status).Inc()
+	s.latency.WithLabelValues(route, c.Request.Method).Observe(d.Seconds())
+	if route == "/healthz" || route == "/readyz" || route == "/metrics" {
+		return
+	}
+	s.log.Info("request", "request_id", RequestID(c), "method", c.Request.Method, "route", route,
+		"status", c.Writer.Status(), "duration_ms", float64(d.Microseconds())/1000, "bytes", c.Writer.Size())
+}
+
+func (s *Server) limitBody(c *gin.Context) {
+	if c.Request.Body != nil && s.cfg.MaxBodyBytes > 0 {
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes)
+	}
+	c.Next()
+}
+
+func (s *Server) auth(c *gin.Context) {
+	if len(s.cfg.APIKeys) == 0 {
+		c.Next()
+		return
+	}
+	switch c.Request.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		c.Next()
+		return
+	}
+	h := c.GetHeader("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if ok {
+		for _, k := range s.cfg.APIKeys {
+			if subtle.ConstantTimeCompare([]byte(tok), []byte(k)) == 1 {
+				c.Next()
+				return
+			}
+		}
+	}
+	c.Header("WWW-Authenticate", `Bearer realm="kgsearch"`)
+	s.writeError(c, &Error{Status: http.StatusUnauthorized, Title: "unauthorized", Detail: "this endpoint needs the header Authorization: Bearer <api key>"})
+}
+
+// Run serves until ctx is cancelled, then marks the service not ready and shuts down
+// gracefully within ShutdownGrace.
+func (s *Server) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is Run on an existing listener (tests use a port-0 listener).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.engine,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      s.cfg.WriteTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("listening", "service", s.name, "addr", ln.Addr().String())
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve %s: %w", s.name, err)
+	case <-ctx.Done():
+	}
+	s.SetReady(false)
+	s.log.Info("shutting down", "service", s.name, "grace", s.cfg.ShutdownGrace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown %s: %w", s.name, err)
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package httpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+func newTestServer(t *testing.T, cfg Config) *Server {
+	t.Helper()
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	s := New("test", cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	api := s.API("/api/v1")
+	api.POST("/echo", s.Handle(func(c *gin.Context) error {
+		b, err := io.ReadAll(c.Request.Body)
+		if err != nil {
+			return err
+		}
+		c.Data(http.StatusOK, "text/plain", b)
+		return nil
+	}))
+	api.GET("/bad", s.Handle(func(c *gin.Context) error { return BadRequest("k", "k must be between 1 and 100") }))
+	api.GET("/boom", s.Handle(func(c *gin.Context) error { return errors.New("secret internal detail") }))
+	api.GET("/panic", s.Handle(func(c *gin.Context) error { panic("kaboom") }))
+	return s
+}
+
+func do(t *testing.T, s *Server, method, path, body string, hdr map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	s.Engine().ServeHTTP(rec, req)
+	return rec
+}
+
+func problem(t *testing.T, rec *httptest.ResponseRecorder) Problem {
+	t.Helper()
+	if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("content type: got %q, want application/problem+json", ct)
+	}
+	var p Problem
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+		t.Fatalf("decode problem: %v (body %s)", err, rec.Body)
+	}
+	return p
+}
+
+func TestErrorsBecomeProblems(t *testing.T) {
+	s := newTestServer(t, Config{})
+	tests := []struct {
+		path       string
+		wantStatus int
+		wantField  string
+		notInBody  string
+	}{
+		{"/api/v1/bad", 400, "k", ""},
+		{"/api/v1/boom", 500, "", "secret internal detail"},
+		{"/api/v1/panic", 500, "", "kaboom"},
+		{"/api/v1/nope", 404, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			rec := do(t, s, "GET", tt.path, "", nil)
+			if rec.Code != tt.wantStatus {
+				t.Fatalf("status: got %d, want %d", rec.Code, tt.wantStatus)
+			}
+			p := problem(t, rec)
+			if p.Field != tt.wantField {
+				t.Errorf("field: got %q, want %q", p.Field, tt.wantField)
+			}
+			if p.RequestID == "" || p.RequestID != rec.Header().Get("X-Request-ID") {
+				t.Errorf("request id: body %q, header %q", p.RequestID, rec.Header().Get("X-Request-ID"))
+			}
+			if tt.notInBody != "" && strings.Contains(rec.Body.String(), tt.notInBody) {
+				t.Errorf("internal text %q leaked to the client: %s", tt.notInBody, rec.Body)
+			}
+		})
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	s := newTestServer(t, Config{MaxBodyBytes: 10})
+	if rec := do(t, s, "POST", "/api/v1/echo", "short", nil); rec.Code != 200 {
+		t.Fatalf("small body: got %d, want 200", rec.Code)
+	}
+	rec := do(t, s, "POST", "/api/v1/echo", strings.Repeat("x", 100), nil)
+	if rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("large body: got %d, want 413", rec.Code)
+	}
+	if p := problem(t, rec); !strings.Contains(p.Detail, "10 bytes") {
+		t.Errorf("detail %q does not state the limit", p.Detail)
+	}
+}
+
+func TestAPIKeys(t *testing.T) {
+	key := "0123456789abcdef-key"
+	s := newTestServer(t, Config{APIKeys: []string{key}})
+	tests := []struct {
+		name, method, path, auth string
+		want                     int
+	}{
+		{"read needs no key", "GET", "/api/v1/bad", "", 400},
+		{"write without key", "POST", "/api/v1/echo", "", 401},
+		{"write with wrong key", "POST", "/api/v1/echo", "Bearer nope", 401},
+		{"write with key", "POST", "/api/v1/echo", "Bearer " + key, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdr := map[string]string{}
+			if tt.auth != "" {
+				hdr["Authorization"] = tt.auth
+			}
+			if rec := do(t, s, tt.method, tt.path, "x", hdr); rec.Code != tt.want {
+				t.Errorf("got %d, want %d", rec.Code, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadyz(t *testing.T) {
+	s := newTestServer(t, Config{})
+	dbErr := errors.New("dial tcp 127.0.0.1:13306: connection refused")
+	s.AddReadyCheck("mariadb", func(ctx context.Context) error { return dbErr })
+	s.SetReady(true)
+	rec := do(t, s, "GET", "/readyz", "", nil)
+	if rec.Code != 503 {
+		t.Fatalf("with failing dependency: got %d, want 503", rec.Code)
+	}
+	if !strings.Contains(rec.Body.String(), "connection refused") {
+		t.Errorf("readyz body does not give the reason: %s", rec.Body)
+	}
+	dbErr = nil
+	s.AddReadyCheck("mariadb", func(ctx context.Context) error { return nil })
+	if rec := do(t, s, "GET", "/readyz", "", nil); rec.Code != 200 {
+		t.Fatalf("all ok: got %d, want 200 (%s)", rec.Code, rec.Body)
+	}
+	s.SetReady(false)
+	if rec := do(t, s, "GET", "/readyz", "", nil); rec.Code != 503 {
+		t.Fatalf("not started: got %d, want 503", rec.Code)
+	}
+	if rec := do(t, s, "GET", "/healthz", "", nil); rec.Code != 200 {
+		t.Fatalf("healthz: got %d, want 200", rec.Code)
+	}
+}
+
+func TestMetricsCountRequests(t *testing.T) {
+	s := newTestServer(t, Config{})
+	do(t, s, "GET", "/api/v1/bad", "", nil)
+	rec := do(t, s, "GET", "/metrics", "", nil)
+	want := `kgsearch_test_http_requests_total{method="GET",route="/api/v1/bad",status="400"} 1`
+	if !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("metrics missing %q", want)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   Config
+		field string
+	}{
+		{"ok", Config{Addr: "127.0.0.1:8080"}, ""},
+		{"empty addr", Config{}, "addr"},
+		{"no port", Config{Addr: "localhost"}, "addr"},
+		{"bad port", Config{Addr: ":99999"}, "addr"},
+		{"short key", Config{Addr: ":1", APIKeys: []string{"short"}}, "api_keys[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.field == "" {
+				if err != nil {
+					t.Fatalf("got %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.field) {
+				t.Fatalf("got %v, want an error naming %s", err, tt.field)
+			}
+		})
+	}
+}
+
+func TestGracefulShutdown(t *testing.T) {
+	s := newTestServer(t, Config{ShutdownGrace: 5 * time.Second})
+	release := make(chan struct{})
+	s.Engine().GET("/slow", func(c *gin.Context) { <-release; c.String(200, "done") })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	res := make(chan string, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/slow")
+		if err != nil {
+			res <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		res <- string(b)
+	}()
+	time.Sleep(100 * time.Millisecond) // let the request arrive before shutdown starts
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	if got := <-res; got != "done" {
+		t.Errorf("in-flight request: got %q, want done", got)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+}
