@@ -1,0 +1,74 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrNotFound reports that the requested row does not exist.
+	ErrNotFound = errors.New("store: not found")
+	// ErrNotReady reports that the database is unreachable or the store is not yet
+	// usable (for example no embedding model registered for vector operations).
+	ErrNotReady = errors.New("store: not ready")
+	// ErrModelMismatch is matched (errors.Is) by *ModelMismatchError and *DimensionError.
+	ErrModelMismatch = errors.New("store: embedding model mismatch")
+	// ErrInvalid is matched by *ValidationError: the caller passed bad input.
+	ErrInvalid = errors.New("store: invalid input")
+	// ErrLeaseLost reports that a claimed row is no longer held by the caller
+	// (its lease expired and another worker took it, or it was never claimed).
+	ErrLeaseLost = errors.New("store: lease lost")
+)
+
+// Model names an embedding model and its vector width.
+type Model struct {
+	Name string
+	Dims int
+}
+
+func (m Model) String() string { return fmt.Sprintf("%s (%d dims)", m.Name, m.Dims) }
+
+// ModelMismatchError is returned when a store created with one embedding model is
+// opened with another.
+type ModelMismatchError struct {
+	Registered Model // model recorded in the database
+	Requested  Model // model the caller asked for
+}
+
+func (e *ModelMismatchError) Error() string {
+	return fmt.Sprintf("embedding model mismatch: the store holds vectors of %s, refusing %s (re-embed into a new database to switch models)",
+		e.Registered, e.Requested)
+}
+
+// Is makes errors.Is(err, ErrModelMismatch) true.
+func (e *ModelMismatchError) Is(target error) bool { return target == ErrModelMismatch }
+
+// DimensionError is returned when a vector's length differs from the registered
+// model's dimensions.
+type DimensionError struct {
+	Model Model
+	Got   int
+	What  string // which vector, e.g. "chunk 3" or "query"
+}
+
+func (e *DimensionError) Error() string {
+	return fmt.Sprintf("%s vector has %d dimensions, the store's model %s needs %d", e.What, e.Got, e.Model, e.Model.Dims)
+}
+
+// Is makes errors.Is(err, ErrModelMismatch) true.
+func (e *DimensionError) Is(target error) bool { return target == ErrModelMismatch }
+
+// ValidationError names the field of a bad argument.
+type ValidationError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ValidationError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason) }
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
