@@ -52,6 +52,7 @@ type arena struct {
 	chunks [][]node // full chunks kept for reuse
 	stack  []node   // scratch stack used while parsing
 	buf    []byte   // scratch bytes (unescaping, number text)
+	out    []byte   // pooled output buffer
 }
 
 const minChunk = 512
@@ -120,5 +121,8 @@ func putArena(a *arena) {
 	clear(a.stack)
 	a.stack = a.stack[:0]
 	a.buf = a.buf[:0]
+	if cap(a.out) > 4<<20 {
+		a.out = nil
+	}
 	arenaPool.Put(a)
 }
