@@ -1,0 +1,70 @@
+# kgsearch — run `make help` for the list of targets.
+SHELL := /usr/bin/env bash
+.DEFAULT_GOAL := help
+export KGS_STATE ?= $(CURDIR)/.state
+GO ?= go
+SERVICES := crawler kg search
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: run
+run: ## stack up, services up, crawl a real documentation site, print a search in TOON
+	scripts/run.sh
+
+.PHONY: test
+test: ## install+start MariaDB and Neo4j if needed, run all tests with -race, stop what it started
+	scripts/test.sh
+
+.PHONY: up
+up: ## install (first time) and start MariaDB 11.8, Neo4j 5.26 and the embedding model
+	deploy/local/stack.sh up
+
+.PHONY: down
+down: ## stop the services and the stack started by `make up` / `make run`
+	-scripts/services.sh stop
+	deploy/local/stack.sh down
+
+.PHONY: status
+status: ## show what is running
+	-deploy/local/stack.sh status
+	-scripts/services.sh status
+
+.PHONY: env
+env: ## print the environment the services and tests use (eval "$$(make -s env)")
+	@deploy/local/stack.sh env
+
+.PHONY: build
+build: ## build the three services into bin/
+	@mkdir -p bin
+	$(GO) build -o bin/ ./services/crawler ./services/kg ./services/search ./cmd/...
+
+.PHONY: bench
+bench: ## run the benchmarks against the real stack (see docs/benchmarks.md)
+	scripts/bench.sh
+
+.PHONY: eval
+eval: ## relevance evaluation: full pipeline vs BM25, vector and RRF (nDCG@10, MRR@10, Recall@10)
+	scripts/eval.sh
+
+.PHONY: tokens
+tokens: ## token counts of JSON vs TOON payloads (cl100k_base, o200k_base; offline)
+	$(GO) run ./cmd/toontokens
+
+.PHONY: reindex
+reindex: ## rebuild the search service's Bleve index from MariaDB
+	scripts/services.sh reindex
+
+.PHONY: fuzz
+fuzz: ## run each native fuzz target for FUZZTIME (default 30s)
+	scripts/fuzz.sh $${FUZZTIME:-30s}
+
+.PHONY: lint
+lint: ## go vet and gofmt check
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l . | tee /dev/stderr)"
+
+.PHONY: clean
+clean: ## remove built binaries (keeps .state: installed servers and data)
+	rm -rf bin
