@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `make run`: the product's main job, end to end on this machine.
+#  1. MariaDB 11.8, Neo4j 5.26 and the embedding model up (installed on first run)
+#  2. the Python 3.11 manual (Debian's python3.11-doc) served on 127.0.0.1:8099
+#  3. kg, crawler and search started on loopback
+#  4. the manual crawled through the crawler's API, with progress
+#  5. a search answered in TOON
+# Everything keeps running afterwards; `make down` stops it.
+#
+# Environment: KGS_RUN_MAX_PAGES [150], KGS_RUN_DEPTH [3], KGS_RUN_QUERY, KGS_RUN_START
+# (the URL to crawl; default the manual's tutorial and library index).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export KGS_STATE=${KGS_STATE:-$PWD/.state}
+crawler=http://127.0.0.1:${CRAWLER_PORT:-8081}
+search=http://127.0.0.1:${SEARCH_PORT:-8080}
+kg=http://127.0.0.1:${KG_PORT:-8088}
+max_pages=${KGS_RUN_MAX_PAGES:-150}
+depth=${KGS_RUN_DEPTH:-3}
+query=${KGS_RUN_QUERY:-how do I read a file line by line}
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "stack: MariaDB 11.8, Neo4j 5.26, embedding model (first run downloads them)"
+deploy/local/stack.sh up
+
+step "site: the Python 3.11 manual on loopback"
+deploy/local/pydocs.sh start
+site=$(deploy/local/pydocs.sh url)
+start_url=${KGS_RUN_START:-${site%/index.html}/tutorial/index.html}
+pyhostport=$(echo "$site" | sed -E 's#^https?://([^/]+)/.*#\1#')
+
+step "services: kg, crawler, search"
+export CRAWLER_ALLOW_HOSTS=${CRAWLER_ALLOW_HOSTS:-$pyhostport}
+scripts/services.sh start
+
+step "crawl: $start_url (max_pages $max_pages, depth $depth)"
+body=$(printf '{"url":"%s","max_pages":%d,"max_depth":%d,"tags":["python-docs"]}' "$start_url" "$max_pages" "$depth")
+job=$(curl -fsS -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
+id=$(printf '%s' "$job" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+echo "job $id"
+status=""
+deadline=$((SECONDS + ${KGS_RUN_TIMEOUT:-1800}))
+while :; do
+	st=$(curl -fsS "$crawler/api/v1/crawls/$id")
+	line=$(printf '%s' "$st" | python3 -c '
+import json,sys
+j=json.load(sys.stdin); c=j.get("counters",{})
+print(j["status"], "fetched=%s stored=%s unchanged=%s failed=%s discovered=%s" % (c.get("fetched",0), c.get("stored",0), c.get("unchanged",0), c.get("failed",0), c.get("discovered",0)))')
+	status=${line%% *}
+	echo "  $line"
+	case "$status" in done | failed | cancelled) break ;; esac
+	if ((SECONDS > deadline)); then
+		echo "crawl did not finish in time; see $KGS_STATE/logs/crawler.log" >&2
+		exit 1
+	fi
+	sleep 3
+done
+[[ $status == done ]] || { echo "crawl ended $status; see $KGS_STATE/logs/crawler.log" >&2; exit 1; }
+
+step "index: waiting for the search index and the graph to catch up"
+for _ in $(seq 1 120); do
+	lag=$(curl -fsS "$search/api/v1/status" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("index_lag", 1))' 2>/dev/null || echo 1)
+	[[ $lag == 0 ]] && break
+	sleep 1
+done
+
+step "search: \"$query\" (TOON)"
+curl -fsS -G "$search/api/v1/search" --data-urlencode "q=$query" --data-urlencode "k=5" -H 'Accept: text/toon'
+echo
+
+cat <<EOT
+
+== running
+  search   $search   (GET /api/v1/search?q=...; JSON with Accept: application/json)
+  crawler  $crawler  (POST /api/v1/crawls)
+  kg       $kg       (GET /api/v1/stats)
+  site     $site
+  logs     $KGS_STATE/logs/    stop everything with: make down
+EOT
