@@ -1,0 +1,353 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// newTestONNX loads the installed model with cfg's non-zero fields applied.
+func newTestONNX(t testing.TB, cfg Config) *ONNX {
+	t.Helper()
+	dir, lib := modelPaths(t)
+	cfg.ModelDir, cfg.ORTLib = dir, lib
+	if cfg.Threads == 0 {
+		cfg.Threads = 2
+	}
+	e, err := NewONNX(cfg, nil)
+	if err != nil {
+		t.Fatalf("NewONNX: %v", err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	return e
+}
+
+func maxAbsDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	var d float64
+	for i := range a {
+		d = max(d, math.Abs(float64(a[i])-float64(b[i])))
+	}
+	return d
+}
+
+func l2norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+var sampleTexts = []string{
+	"How do I open a file in Python?",
+	"Reading files with Python's open() function",
+	"The recipe needs two cups of flour",
+	"",
+	"   ",
+	"MariaDB stores vectors in a VECTOR(384) column with an HNSW index.",
+	strings.Repeat("Neo4j keeps the entity graph; Bleve scores BM25. ", 12),
+	"日本語のテキスト and Ünïcödé",
+	"x",
+	strings.Repeat("word ", 1000),
+}
+
+func TestONNXInfo(t *testing.T) {
+	e := newTestONNX(t, Config{})
+	if got, want := e.Info(), (Model{Name: "all-MiniLM-L6-v2", Dims: 384}); got != want {
+		t.Errorf("Info() = %+v, want %+v", got, want)
+	}
+}
+
+func TestONNXUnitVectors(t *testing.T) {
+	e := newTestONNX(t, Config{})
+	vecs, err := e.Embed(context.Background(), sampleTexts)
+	if err != nil {
+		t.Fatalf("Embed: %v", err)
+	}
+	if len(vecs) != len(sampleTexts) {
+		t.Fatalf("got %d vectors, want %d", len(vecs), len(sampleTexts))
+	}
+	for i, v := range vecs {
+		if len(v) != 384 {
+			t.Errorf("text %d: got %d dimensions, want 384", i, len(v))
+		}
+		if n := l2norm(v); math.Abs(n-1) > 1e-5 {
+			t.Errorf("text %d: got norm %.7f, want 1", i, n)
+		}
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				t.Fatalf("text %d: vector holds %v", i, x)
+			}
+		}
+	}
+}
+
+// TestONNXSimilarity is the check that the real weights are loaded and wired
+// right: a text scores closer to a paraphrase than to an unrelated text.
+func TestONNXSimilarity(t *testing.T) {
+	e := newTestONNX(t, Config{})
+	triples := []struct{ anchor, related, unrelated string }{
+		{"How do I open a file in Python?", "Reading files with Python's open() function", "The recipe needs two cups of flour"},
+		{"How to cancel a running goroutine in Go", "Use context.Context cancellation to stop goroutines", "Tulips bloom in spring in the Netherlands"},
+		{"The cat sat on the mat", "A kitten is resting on a rug", "Stock markets fell sharply on Monday"},
+		{"Neo4j graph database query language", "Writing Cypher queries to traverse relationships in Neo4j", "She baked a chocolate cake for the birthday party"},
+		{"nearest neighbour search over vectors", "approximate k-NN lookup with an HNSW index", "the football match ended in a draw"},
+		{"The weather is sunny and warm today", "It is a bright, hot day", "Compile the kernel with make -j8"},
+	}
+	for _, tt := range triples {
+		t.Run(tt.anchor, func(t *testing.T) {
+			v, err := e.Embed(context.Background(), []string{tt.anchor, tt.related, tt.unrelated})
+			if err != nil {
+				t.Fatalf("Embed: %v", err)
+			}
+			rel, unrel := Cosine(v[0], v[1]), Cosine(v[0], v[2])
+			t.Logf("cos(anchor, related) = %.3f, cos(anchor, unrelated) = %.3f", rel, unrel)
+			if rel <= unrel+0.1 {
+				t.Errorf("cos(anchor, related) = %.3f, cos(anchor, unrelated) = %.3f: want related above unrelated by > 0.1", rel, unrel)
+			}
+		})
+	}
+}
+
+func TestONNXBatchEqualsSingle(t *testing.T) {
+	for _, cfg := range []Config{{}, {BatchSize: 3}, {BatchTokens: 300}} {
+		t.Run(fmt.Sprintf("batch=%d tokens=%d", cfg.BatchSize, cfg.BatchTokens), func(t *testing.T) {
+			e := newTestONNX(t, cfg)
+			batch, err := e.Embed(context.Background(), sampleTexts)
+			if err != nil {
+				t.Fatalf("Embed(all): %v", err)
+			}
+			for i, text := range sampleTexts {
+				one, err := e.Embed(context.Background(), []string{text})
+				if err != nil {
+					t.Fatalf("Embed(%d): %v", i, err)
+				}
+				if d := maxAbsDiff(batch[i], one[0]); d > 1e-5 {
+					t.Errorf("text %d: batch and single differ by %g, want <= 1e-5", i, d)
+				}
+			}
+		})
+	}
+}
+
+func TestONNXDeterministic(t *testing.T) {
+	e := newTestONNX(t, Config{})
+	a, err := e.Embed(context.Background(), sampleTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Embed(context.Background(), sampleTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if d := maxAbsDiff(a[i], b[i]); d != 0 {
+			t.Errorf("text %d: two runs differ by %g, want identical vectors", i, d)
+		}
+	}
+}
+
+func TestONNXEmptyInput(t *testing.T) {
+	e := newTestONNX(t, Config{})
+	for _, in := range [][]string{nil, {}} {
+		got, err := e.Embed(context.Background(), in)
+		if err != nil || len(got) != 0 {
+			t.Errorf("Embed(%#v) = %d vectors, %v; want 0 vectors, no error", in, len(got), err)
+		}
+	}
+	got, err := e.Embed(context.Background(), []string{"", "\u0000"})
+	if err != nil {
+		t.Fatalf("Embed of empty strings: %v", err)
+	}
+	if d := maxAbsDiff(got[0], got[1]); d != 0 {
+		t.Errorf("\"\" and a lone control character differ by %g, want the same ([CLS][SEP]) vector", d)
+	}
+}
+
+func TestONNXTruncatesLongText(t *testing.T) {
+	e := newTestONNX(t, Config{})
+	sentence := "The quick brown fox jumps over the lazy dog. "
+	long := strings.Repeat(sentence, 2000) // ~20k tokens
+	prefix := strings.Repeat(sentence, 40) // ~400 tokens: same first 254 pieces
+	if n := e.Tokens(long); n < 10000 {
+		t.Fatalf("Tokens(long) = %d, want > 10000", n)
+	}
+	v, err := e.Embed(context.Background(), []string{long, prefix, sentence})
+	if err != nil {
+		t.Fatalf("Embed(long): %v", err)
+	}
+	if d := maxAbsDiff(v[0], v[1]); d > 1e-6 {
+		t.Errorf("long text and its 400-token prefix differ by %g: want equal, both truncated to 256 tokens", d)
+	}
+	if d := maxAbsDiff(v[0], v[2]); d < 1e-3 {
+		t.Errorf("long text and one sentence differ by only %g: truncation dropped too much", d)
+	}
+}
+
+// TestONNXAgreesWithIndependentExport compares our fp32 graph (built from the
+// safetensors weights by tools/bert_to_onnx.py) with a PyTorch export of the same
+// model that ships with int8 weights (model.int8.onnx, installed by model.sh).
+func TestONNXAgreesWithIndependentExport(t *testing.T) {
+	dir, _ := modelPaths(t)
+	if _, err := os.Stat(filepath.Join(dir, "model.int8.onnx")); err != nil {
+		t.Fatalf("model.int8.onnx: %v (deploy/local/model.sh install puts it next to model.onnx)", err)
+	}
+	fp32 := newTestONNX(t, Config{})
+	int8 := newTestONNX(t, Config{ModelFile: "model.int8.onnx"})
+	a, err := fp32.Embed(context.Background(), sampleTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := int8.Embed(context.Background(), sampleTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if c := Cosine(a[i], b[i]); c < 0.99 {
+			t.Errorf("text %d: cosine(fp32, int8) = %.4f, want >= 0.99", i, c)
+		}
+	}
+}
+
+func TestONNXConcurrent(t *testing.T) {
+	e := newTestONNX(t, Config{Sessions: 2, Threads: 1, BatchSize: 4})
+	want, err := e.Embed(context.Background(), sampleTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := range 4 {
+		wg.Go(func() {
+			got, err := e.Embed(context.Background(), sampleTexts)
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := range got {
+				if d := maxAbsDiff(got[i], want[i]); d > 1e-5 {
+					errs <- fmt.Errorf("goroutine %d text %d: differs by %g", g, i, d)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestONNXCancelledAndClosed(t *testing.T) {
+	e := newTestONNX(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Embed(ctx, sampleTexts); !errors.Is(err, context.Canceled) {
+		t.Errorf("Embed with a cancelled context: got %v, want context.Canceled", err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"still works"}); err != nil {
+		t.Errorf("Embed after a cancelled call: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"x"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Embed after Close: got %v, want ErrClosed", err)
+	}
+}
+
+func TestNewONNXErrors(t *testing.T) {
+	dir, lib := modelPaths(t)
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"missing model folder", Config{ModelDir: t.TempDir(), ORTLib: lib}, "model.sh install"},
+		{"missing model file", Config{ModelDir: dir, ModelFile: "nope.onnx", ORTLib: lib}, "nope.onnx"},
+		{"too many tokens for the model", Config{ModelDir: dir, ORTLib: lib, MaxTokens: 1024, BatchTokens: 4096}, "MaxTokens"},
+		{"wrong configured dims", Config{ModelDir: dir, ORTLib: lib, Dims: 768}, "768"},
+		{"second runtime library", Config{ModelDir: dir, ORTLib: filepath.Join(t.TempDir(), "libonnxruntime.so")}, "already loaded"},
+	}
+	newTestONNX(t, Config{}) // make sure the runtime is loaded from lib
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := NewONNX(tt.cfg, nil)
+			if err == nil {
+				_ = e.Close()
+				t.Fatalf("NewONNX: got no error, want one mentioning %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("NewONNX: got %q, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// chunk256 returns n texts that each fill exactly 256 model tokens after truncation.
+func chunk256(b testing.TB, e *ONNX, n int) []string {
+	words := strings.Fields(`the crawler fetches pages breadth first and stores each document with its
+		chunks in mariadb while the knowledge graph service extracts entities such as python
+		functions modules and classes then links them with typed relations for search ranking`)
+	out := make([]string, n)
+	for i := range out {
+		var sb strings.Builder
+		for j := 0; j < 400; j++ {
+			sb.WriteString(words[(i*7+j*13)%len(words)])
+			sb.WriteByte(' ')
+		}
+		out[i] = sb.String()
+		if got := len(e.tok.encode(out[i], 256)); got != 256 {
+			b.Fatalf("chunk %d has %d tokens, want 256", i, got)
+		}
+	}
+	return out
+}
+
+// BenchmarkONNXEmbed measures throughput on 256-token chunks (the crawler's
+// default chunk size) with 2 intra-op threads; see the chunks/s metric.
+func BenchmarkONNXEmbed(b *testing.B) {
+	for _, batch := range []int{1, 16, 32} {
+		b.Run(fmt.Sprintf("tokens=256/batch=%d", batch), func(b *testing.B) {
+			e := newTestONNX(b, Config{Threads: 2, BatchSize: batch})
+			texts := chunk256(b, e, batch)
+			ctx := context.Background()
+			if _, err := e.Embed(ctx, texts); err != nil { // warm up
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := e.Embed(ctx, texts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "chunks/s")
+		})
+	}
+}
+
+func BenchmarkWordPiece(b *testing.B) {
+	dir, _ := modelPaths(b)
+	wp, err := loadVocab(filepath.Join(dir, "vocab.txt"), true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("Reading files with Python's open() function, pathlib and io.TextIOWrapper. ", 20)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		wp.encode(text, 256)
+	}
+}
