@@ -444,11 +444,15 @@ var quoteClass = func() (t [256]bool) {
 }()
 
 func (w *writer) writeString(s string, delim byte) {
+	w.buf = appendString(w.buf, s, delim)
+}
+
+// appendString appends s, quoted only when §7.2 requires it.
+func appendString(b []byte, s string, delim byte) []byte {
 	if needsQuote(s, delim) {
-		w.writeQuoted(s)
-		return
+		return appendQuoted(b, s)
 	}
-	w.buf = append(w.buf, s...)
+	return append(b, s...)
 }
 
 // needsQuote implements §7.2.
@@ -510,8 +514,10 @@ const hexDigits = "0123456789abcdef"
 
 // writeQuoted writes s as a quoted string with §7.1 escapes. Invalid UTF-8
 // is replaced by U+FFFD, as encoding/json does.
-func (w *writer) writeQuoted(s string) {
-	b := append(w.buf, '"')
+func (w *writer) writeQuoted(s string) { w.buf = appendQuoted(w.buf, s) }
+
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -548,5 +554,5 @@ func (w *writer) writeQuoted(s string) {
 		i += size
 	}
 	b = append(b, s[start:]...)
-	w.buf = append(b, '"')
+	return append(b, '"')
 }

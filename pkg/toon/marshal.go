@@ -43,12 +43,23 @@ func Marshal(v any, opts ...Option) ([]byte, error) {
 // marshalInto encodes v using the arena's pooled output buffer.
 func marshalInto(a *arena, cfg *config, v any) ([]byte, error) {
 	b := builder{a: a}
-	var root node
-	if err := b.encode(reflect.ValueOf(v), &root); err != nil {
-		return nil, err
+	w := writer{cfg: cfg, buf: a.out[:0], delim: cfg.delim}
+	if cfg.keyFolding {
+		// Folding looks at whole subtrees and root keys: use the tree.
+		var root node
+		if err := b.encode(reflect.ValueOf(v), &root); err != nil {
+			return nil, err
+		}
+		w.encodeDocument(&root)
+	} else {
+		d := direct{w: &w, b: &b, scratch: a.tmp}
+		err := d.encodeRoot(reflect.ValueOf(v))
+		a.tmp = d.scratch
+		if err != nil {
+			a.out = w.buf
+			return nil, err
+		}
 	}
-	w := writer{cfg: cfg, buf: a.out[:0]}
-	w.encodeDocument(&root)
 	a.out = w.buf
 	return w.buf, nil
 }

@@ -53,6 +53,7 @@ type arena struct {
 	stack  []node   // scratch stack used while parsing
 	buf    []byte   // scratch bytes (unescaping, number text)
 	out    []byte   // pooled output buffer
+	tmp    []byte   // scratch for the direct encoder
 }
 
 const minChunk = 512
