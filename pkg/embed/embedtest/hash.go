@@ -95,4 +95,3 @@ func (h *Hash) Close() error {
 // Calls reports how many Embed calls and texts the embedder has seen, for tests
 // of batching and caching.
 func (h *Hash) Calls() (calls, texts int64) { return h.calls.Load(), h.texts.Load() }
-
