@@ -1,0 +1,33 @@
+// Package htmltext turns a fetched page into the text the platform indexes:
+// the main content without navigation, headers, footers and cookie banners,
+// plus the metadata and links the crawler, the chunker and the graph need.
+//
+// Main content is located by a maintained extraction library: go-readability
+// first (it keeps the document's own structure and order, which matters for
+// reference documentation such as Sphinx pages: code examples and definition
+// lists stay intact), go-trafilatura with FavorRecall as a second opinion when
+// readability returns suspiciously little, and only when both fail the body
+// with its navigation landmarks removed. The content node is then rendered to
+// plain text by this package: one block per paragraph, list item, table row,
+// definition term or code block; blocks separated by a blank line (list items,
+// table rows and term/definition pairs by a single newline); preformatted
+// text kept verbatim; heading text on a line of its own; permalink markers
+// (¶) dropped.
+//
+// Page.Sections cuts Page.Text at every heading into contiguous ranges that
+// carry their heading path, which is what the chunker splits on, and
+// Page.Headings gives each heading's offset, so that Text[h.Start:h.End] is
+// the heading text. Offsets are byte offsets into Text, which is valid UTF-8.
+//
+// Metadata: title (<title>, og:title, first h1), description, language (the
+// html lang attribute, Content-Language, og:locale, else detected from the
+// text with whatlanggo), published and modified dates (article:* and other
+// meta tags, JSON-LD datePublished/dateModified, <time> in the content, else
+// the Last-Modified header for Modified), <link rel=canonical>, robots
+// directives (meta robots and X-Robots-Tag), every outgoing http(s) link with
+// its anchor text (flagged when inside the main content), and the texts of
+// inline <code> spans.
+//
+// text/plain (and text/markdown) documents pass through with normalised line
+// ends. Other content types give ErrUnsupportedType.
+package htmltext

@@ -1,0 +1,266 @@
+package htmltext
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/abadojack/whatlanggo"
+	"github.com/go-shiori/go-readability"
+	"github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+)
+
+// ErrUnsupportedType is returned for content types that are neither HTML nor
+// plain text (PDF, images, ...). The crawler counts these as skipped.
+var ErrUnsupportedType = errors.New("unsupported content type")
+
+// Extractor names, as found in Page.Extractor.
+const (
+	ExtractorReadability = "readability"
+	ExtractorTrafilatura = "trafilatura"
+	ExtractorBody        = "body"
+	ExtractorPlain       = "plain"
+)
+
+// Page is the extracted content of one document.
+type Page struct {
+	// URL is the page URL the document was fetched from.
+	URL string
+	// Title is the document title, "" when none was found.
+	Title string
+	// Description is the meta or Open Graph description.
+	Description string
+	// Language is an ISO 639-1 code ("en"), "" when unknown.
+	Language string
+	// Published and Modified are zero when unknown.
+	Published time.Time
+	Modified  time.Time
+	// Canonical is the absolute URL of <link rel=canonical>, "" when absent.
+	Canonical string
+	// Robots holds the page's own indexing directives.
+	Robots Robots
+	// Text is the main text; see the package documentation for its layout.
+	Text string
+	// Headings lists the headings of the main text in document order.
+	Headings []Heading
+	// Sections cut Text into contiguous ranges, one per heading (plus one for
+	// any text before the first heading); together they cover all of Text.
+	Sections []Section
+	// Links are the page's outgoing http(s) links, fragments removed, each URL
+	// once, in document order.
+	Links []Link
+	// Code holds the distinct texts of inline <code> elements of the main
+	// text, in order of first appearance.
+	Code []string
+	// Extractor says which method produced Text (Extractor* constants).
+	Extractor string
+}
+
+// Heading is one heading of the main text.
+type Heading struct {
+	Level      int // 1 for h1 ... 6 for h6
+	Text       string
+	Start, End int // Text == Page.Text[Start:End]
+}
+
+// Section is a range of Page.Text under one heading.
+type Section struct {
+	// HeadingPath holds the texts of the enclosing headings, outermost first;
+	// empty for text before the first heading.
+	HeadingPath []string
+	Start, End  int
+}
+
+// Link is one outgoing link.
+type Link struct {
+	URL  string // absolute, without fragment
+	Text string // anchor text (or title/alt), whitespace collapsed
+	// Rel is the rel attribute as written ("nofollow", "next", ...).
+	Rel string
+	// InContent is true when the link appears in the main text.
+	InContent bool
+}
+
+// NoFollow reports whether the link's rel attribute contains nofollow.
+func (l Link) NoFollow() bool { return hasToken(l.Rel, "nofollow") }
+
+// Robots holds indexing directives from <meta name=robots> and X-Robots-Tag.
+type Robots struct {
+	NoIndex  bool
+	NoFollow bool
+}
+
+// minMainText is the length under which readability's result is suspicious
+// when the page has much more visible text.
+const minMainText = 400
+
+// Extract extracts the main text and metadata from body, a document fetched
+// from pageURL with the given Content-Type and response headers (hdr may be
+// nil). An empty or unknown content type is sniffed.
+func Extract(body []byte, pageURL *url.URL, contentType string, hdr http.Header) (*Page, error) {
+	if pageURL == nil {
+		return nil, errors.New("extract: page URL is nil")
+	}
+	if contentType == "" && hdr != nil {
+		contentType = hdr.Get("Content-Type")
+	}
+	if contentType == "" {
+		contentType = http.DetectContentType(body)
+	}
+	mediaType, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		mediaType = strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	}
+	switch mediaType {
+	case "text/html", "application/xhtml+xml":
+		return extractHTML(body, pageURL, contentType, hdr)
+	case "text/plain", "text/markdown", "text/x-markdown":
+		return extractPlain(body, pageURL, params["charset"], hdr)
+	default:
+		return nil, fmt.Errorf("extract %s: %w: %q", pageURL.Redacted(), ErrUnsupportedType, mediaType)
+	}
+}
+
+func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Header) (*Page, error) {
+	r, err := charset.NewReader(bytes.NewReader(body), contentType)
+	if err != nil {
+		r = bytes.NewReader(body)
+	}
+	doc, err := html.Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: parse html: %w", pageURL.Redacted(), err)
+	}
+	p := &Page{URL: pageURL.String()}
+	m := readMeta(doc, pageURL)
+	p.Title, p.Description, p.Canonical, p.Robots = m.title, m.description, m.canonical, m.robots
+	p.Published, p.Modified = m.published, m.modified
+	p.Language = m.lang
+
+	content, extractor := mainContent(doc, pageURL)
+	rd := newRenderer()
+	rd.spaceInline = extractor == ExtractorTrafilatura
+	if extractor == ExtractorReadability && m.firstH1 != nil && !hasElement(content, "h1") {
+		// Readability drops an h1 that repeats the title; it is the page's
+		// top heading and belongs in the section paths.
+		rd.heading(m.firstH1, 1)
+	}
+	rd.render(content)
+	rd.finish(p)
+	p.Extractor = extractor
+	if p.Title == "" && len(p.Headings) > 0 {
+		p.Title = p.Headings[0].Text
+	}
+
+	inContent := collectHrefs(content, pageURL)
+	p.Links = m.links
+	for i := range p.Links {
+		p.Links[i].InContent = inContent[p.Links[i].URL]
+	}
+
+	applyHeaders(p, hdr)
+	if p.Language == "" {
+		p.Language = detectLanguage(p.Text)
+	}
+	return p, nil
+}
+
+// mainContent returns the node holding the main content and the name of the
+// method that found it.
+func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
+	visible := visibleTextLen(doc)
+	parser := readability.NewParser()
+	article, err := parser.ParseDocument(doc, pageURL)
+	best, bestName, bestLen := (*html.Node)(nil), "", 0
+	if err == nil && article.Node != nil {
+		best, bestName, bestLen = article.Node, ExtractorReadability, textLen(article.Node)
+	}
+	if bestLen < minMainText && visible > 2*bestLen {
+		res, err := trafilatura.ExtractDocument(doc, trafilatura.Options{
+			OriginalURL:     pageURL,
+			Focus:           trafilatura.FavorRecall,
+			ExcludeComments: true,
+			HtmlDateMode:    trafilatura.Disabled,
+		})
+		if err == nil && res.ContentNode != nil {
+			if n := textLen(res.ContentNode); n > bestLen {
+				best, bestName, bestLen = res.ContentNode, ExtractorTrafilatura, n
+			}
+		}
+	}
+	if bestLen == 0 {
+		return strippedBody(doc), ExtractorBody
+	}
+	return best, bestName
+}
+
+func extractPlain(body []byte, pageURL *url.URL, cs string, hdr http.Header) (*Page, error) {
+	if cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		if r, err := charset.NewReaderLabel(cs, bytes.NewReader(body)); err == nil {
+			if b, err := io.ReadAll(r); err == nil {
+				body = b
+			}
+		}
+	}
+	text := strings.ToValidUTF8(string(body), "\uFFFD")
+	text = strings.TrimPrefix(text, "\uFEFF")
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	text = strings.TrimSpace(text)
+	p := &Page{URL: pageURL.String(), Text: text, Extractor: ExtractorPlain}
+	if text != "" {
+		p.Sections = []Section{{Start: 0, End: len(text)}}
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	if first = strings.TrimSpace(first); first != "" && utf8.RuneCountInString(first) <= 120 {
+		p.Title = first
+	} else if i := strings.LastIndexByte(pageURL.Path, '/'); i >= 0 && i < len(pageURL.Path)-1 {
+		p.Title = pageURL.Path[i+1:]
+	}
+	applyHeaders(p, hdr)
+	if p.Language == "" {
+		p.Language = detectLanguage(text)
+	}
+	return p, nil
+}
+
+// applyHeaders fills what the response headers know and the document did
+// not say.
+func applyHeaders(p *Page, hdr http.Header) {
+	if hdr == nil {
+		return
+	}
+	if p.Modified.IsZero() {
+		if t, err := http.ParseTime(hdr.Get("Last-Modified")); err == nil {
+			p.Modified = t.UTC()
+		}
+	}
+	if p.Language == "" {
+		p.Language = primaryLang(hdr.Get("Content-Language"))
+	}
+	for _, v := range hdr.Values("X-Robots-Tag") {
+		applyRobots(&p.Robots, v)
+	}
+}
+
+func detectLanguage(text string) string {
+	if len(text) < 40 {
+		return ""
+	}
+	if len(text) > 4000 {
+		text = strings.ToValidUTF8(text[:4000], "")
+	}
+	info := whatlanggo.Detect(text)
+	if !info.IsReliable() {
+		return ""
+	}
+	return info.Lang.Iso6391()
+}

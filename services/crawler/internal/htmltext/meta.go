@@ -1,0 +1,314 @@
+package htmltext
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+type meta struct {
+	title, description, canonical, lang string
+	published, modified                 time.Time
+	robots                              Robots
+	firstH1                             *html.Node
+	links                               []Link
+}
+
+// readMeta reads metadata and links from the whole (unmodified) document.
+func readMeta(doc *html.Node, pageURL *url.URL) meta {
+	var m meta
+	base := pageURL
+	if b := findFirst(doc, atom.Base); b != nil {
+		if href := strings.TrimSpace(attr(b, "href")); href != "" {
+			if bu, err := pageURL.Parse(href); err == nil {
+				base = bu
+			}
+		}
+	}
+	if h := findFirst(doc, atom.Html); h != nil {
+		m.lang = primaryLang(attr(h, "lang"))
+		if m.lang == "" {
+			m.lang = primaryLang(attr(h, "xml:lang"))
+		}
+	}
+	var ogTitle, ogLocale, contentLang, titleText string
+	var jsonLD []string
+	var timeTags []string
+	seenLink := map[string]int{}
+	self := withoutFragment(pageURL)
+
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch tagOf(n) {
+			case atom.Title:
+				if titleText == "" && n.Parent != nil && tagOf(n.Parent) != atom.Svg {
+					titleText = collapse(textOf(n))
+				}
+			case atom.Meta:
+				key := strings.ToLower(attr(n, "property"))
+				if key == "" {
+					key = strings.ToLower(attr(n, "name"))
+				}
+				if key == "" {
+					key = strings.ToLower(attr(n, "itemprop"))
+				}
+				content := strings.TrimSpace(attr(n, "content"))
+				if he := strings.ToLower(attr(n, "http-equiv")); he == "content-language" {
+					contentLang = content
+				}
+				switch key {
+				case "og:title", "twitter:title":
+					if ogTitle == "" {
+						ogTitle = content
+					}
+				case "description", "og:description", "twitter:description":
+					if m.description == "" {
+						m.description = collapse(content)
+					}
+				case "og:locale":
+					ogLocale = content
+				case "robots":
+					applyRobots(&m.robots, content)
+				case "article:published_time", "datepublished", "date", "dc.date", "dc.date.issued",
+					"dcterms.created", "dcterms.issued", "publish-date", "pubdate", "publication_date",
+					"sailthru.date", "parsely-pub-date":
+					if m.published.IsZero() {
+						m.published = parseDate(content)
+					}
+				case "article:modified_time", "og:updated_time", "datemodified", "dcterms.modified",
+					"last-modified", "dc.date.modified", "revised":
+					if m.modified.IsZero() {
+						m.modified = parseDate(content)
+					}
+				}
+			case atom.Link:
+				if hasToken(attr(n, "rel"), "canonical") && m.canonical == "" {
+					if u, err := base.Parse(strings.TrimSpace(attr(n, "href"))); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+						m.canonical = withoutFragment(u)
+					}
+				}
+			case atom.Script:
+				if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") {
+					jsonLD = append(jsonLD, textOf(n))
+				}
+			case atom.Time:
+				if dt := attr(n, "datetime"); dt != "" {
+					timeTags = append(timeTags, dt)
+				}
+			case atom.H1:
+				if m.firstH1 == nil {
+					m.firstH1 = n
+				}
+			case atom.A, atom.Area:
+				if l, ok := makeLink(n, base); ok && l.URL != self {
+					if i, dup := seenLink[l.URL]; dup {
+						if m.links[i].Text == "" {
+							m.links[i].Text = l.Text
+						}
+					} else {
+						seenLink[l.URL] = len(m.links)
+						m.links = append(m.links, l)
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+
+	for _, s := range jsonLD {
+		var v any
+		if json.Unmarshal([]byte(s), &v) != nil {
+			continue
+		}
+		if m.published.IsZero() {
+			m.published = parseDate(findJSONString(v, "datePublished", "dateCreated", "uploadDate"))
+		}
+		if m.modified.IsZero() {
+			m.modified = parseDate(findJSONString(v, "dateModified"))
+		}
+	}
+	if m.published.IsZero() && len(timeTags) > 0 {
+		m.published = parseDate(timeTags[0])
+	}
+	m.title = titleText
+	if m.title == "" {
+		m.title = collapse(ogTitle)
+	}
+	if m.title == "" && m.firstH1 != nil {
+		m.title = collapse(textOf(m.firstH1))
+	}
+	if m.lang == "" {
+		m.lang = primaryLang(contentLang)
+	}
+	if m.lang == "" {
+		m.lang = primaryLang(ogLocale)
+	}
+	return m
+}
+
+func makeLink(n *html.Node, base *url.URL) (Link, bool) {
+	href := strings.TrimSpace(attr(n, "href"))
+	if href == "" || strings.HasPrefix(href, "#") {
+		return Link{}, false
+	}
+	u, err := base.Parse(href)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Link{}, false
+	}
+	text := collapse(textOf(n))
+	if text == "" {
+		text = collapse(attr(n, "title"))
+	}
+	if text == "" {
+		text = collapse(attr(n, "aria-label"))
+	}
+	if text == "" {
+		if img := findFirst(n, atom.Img); img != nil {
+			text = collapse(attr(img, "alt"))
+		}
+	}
+	if text == "" && tagOf(n) == atom.Area {
+		text = collapse(attr(n, "alt"))
+	}
+	return Link{URL: withoutFragment(u), Text: text, Rel: strings.TrimSpace(attr(n, "rel"))}, true
+}
+
+// collectHrefs returns the absolute URLs (without fragment) linked from n.
+func collectHrefs(n *html.Node, pageURL *url.URL) map[string]bool {
+	out := map[string]bool{}
+	var walk func(*html.Node)
+	walk = func(c *html.Node) {
+		if c.Type == html.ElementNode && tagOf(c) == atom.A {
+			if l, ok := makeLink(c, pageURL); ok {
+				out[l.URL] = true
+			}
+		}
+		for cc := c.FirstChild; cc != nil; cc = cc.NextSibling {
+			walk(cc)
+		}
+	}
+	if n != nil {
+		walk(n)
+	}
+	return out
+}
+
+func withoutFragment(u *url.URL) string {
+	c := *u
+	c.Fragment = ""
+	c.RawFragment = ""
+	return c.String()
+}
+
+// findJSONString returns the first string value under one of keys anywhere
+// in v (JSON-LD nests objects in @graph arrays).
+func findJSONString(v any, keys ...string) string {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, k := range keys {
+			if s, ok := t[k].(string); ok && s != "" {
+				return s
+			}
+		}
+		for _, child := range t {
+			if s := findJSONString(child, keys...); s != "" {
+				return s
+			}
+		}
+	case []any:
+		for _, child := range t {
+			if s := findJSONString(child, keys...); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+var dateLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05 -0700",
+	"2006-01-02 15:04:05",
+	"2006-01-02",
+	"2006/01/02",
+	"20060102",
+	time.RFC1123Z,
+	time.RFC1123,
+	time.RFC850,
+	time.ANSIC,
+	"January 2, 2006",
+	"Jan 2, 2006",
+	"2 January 2006",
+}
+
+// parseDate parses the date formats found in meta tags and JSON-LD; it
+// returns the zero time when s is not a date it knows.
+func parseDate(s string) time.Time {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}
+	}
+	for _, l := range dateLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			if t.Year() < 1990 || t.Year() > 2200 {
+				return time.Time{}
+			}
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// primaryLang returns the lower-case primary subtag of a language tag
+// ("en-US" → "en"), or "" when there is none.
+func primaryLang(tag string) string {
+	tag = strings.TrimSpace(tag)
+	if i := strings.IndexAny(tag, ",;"); i >= 0 {
+		tag = tag[:i]
+	}
+	if i := strings.IndexAny(tag, "-_"); i >= 0 {
+		tag = tag[:i]
+	}
+	tag = strings.ToLower(tag)
+	if len(tag) < 2 || len(tag) > 3 {
+		return ""
+	}
+	for _, r := range tag {
+		if r < 'a' || r > 'z' {
+			return ""
+		}
+	}
+	return tag
+}
+
+func applyRobots(r *Robots, directives string) {
+	for _, d := range strings.Split(strings.ToLower(directives), ",") {
+		d = strings.TrimSpace(d)
+		// "googlebot: noindex" is for another crawler; "unavailable_after:
+		// <date>" is not a directive we act on.
+		if strings.Contains(d, ":") {
+			continue
+		}
+		switch d {
+		case "noindex":
+			r.NoIndex = true
+		case "nofollow":
+			r.NoFollow = true
+		case "none":
+			r.NoIndex, r.NoFollow = true, true
+		}
+	}
+}

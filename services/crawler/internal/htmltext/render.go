@@ -1,0 +1,537 @@
+package htmltext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+type blockKind int
+
+const (
+	kindPara blockKind = iota
+	kindHeading
+	kindPre
+	kindItem // list item, table row, definition term or description
+)
+
+type block struct {
+	kind  blockKind
+	level int
+	text  string
+}
+
+// renderer turns a content tree into blocks of text.
+type renderer struct {
+	blocks []block
+	cur    strings.Builder
+	kind   blockKind
+	inCell int
+	inCode int
+	code   []string
+	seen   map[string]bool
+	prefix string
+	// spaceInline separates adjacent inline elements with a space; needed
+	// for trafilatura output, which drops the whitespace between them.
+	spaceInline bool
+}
+
+func newRenderer() *renderer {
+	return &renderer{seen: map[string]bool{}}
+}
+
+// skipped elements never contribute text.
+var skipped = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Svg: true, atom.Math: false, atom.Canvas: true, atom.Iframe: true, atom.Object: true,
+	atom.Embed: true, atom.Button: true, atom.Input: true, atom.Select: true,
+	atom.Textarea: true, atom.Head: true, atom.Title: true, atom.Meta: true,
+	atom.Link: true, atom.Img: true, atom.Picture: true, atom.Video: true,
+	atom.Audio: true, atom.Source: true, atom.Nav: true, atom.Dialog: true,
+}
+
+// blockElems start and end a block.
+var blockElems = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Section: true, atom.Article: true,
+	atom.Main: true, atom.Blockquote: true, atom.Figure: true, atom.Figcaption: true,
+	atom.Header: true, atom.Footer: true, atom.Address: true, atom.Details: true,
+	atom.Summary: true, atom.Center: true, atom.Fieldset: true, atom.Table: true,
+	atom.Thead: true, atom.Tbody: true, atom.Tfoot: true, atom.Ul: true, atom.Ol: true,
+	atom.Dl: true, atom.Hr: true, atom.Caption: true, atom.Form: true, atom.Aside: true,
+	atom.Body: true, atom.Html: true, atom.Menu: true, atom.Hgroup: true,
+}
+
+func headingLevel(a atom.Atom) int {
+	switch a {
+	case atom.H1:
+		return 1
+	case atom.H2:
+		return 2
+	case atom.H3:
+		return 3
+	case atom.H4:
+		return 4
+	case atom.H5:
+		return 5
+	case atom.H6:
+		return 6
+	}
+	return 0
+}
+
+func (r *renderer) render(n *html.Node) {
+	if n == nil {
+		return
+	}
+	switch n.Type {
+	case html.DocumentNode:
+		r.children(n)
+		return
+	case html.TextNode:
+		r.text(n.Data)
+		return
+	case html.ElementNode:
+	default:
+		return
+	}
+	a := tagOf(n)
+	if skipped[a] || isHidden(n) {
+		return
+	}
+	if lvl := headingLevel(a); lvl > 0 && r.inCell == 0 {
+		r.heading(n, lvl)
+		return
+	}
+	switch a {
+	case atom.Pre:
+		r.flush()
+		r.kind = kindPre
+		r.pre(n)
+		r.flush()
+		return
+	case atom.Br:
+		r.cur.WriteByte('\n')
+		return
+	case atom.Li, atom.Dt, atom.Dd:
+		if r.inCell > 0 {
+			r.space()
+			r.children(n)
+			return
+		}
+		r.flush()
+		r.kind = kindItem
+		if a == atom.Li {
+			r.prefix = "- "
+		}
+		r.children(n)
+		r.flush()
+		return
+	case atom.Tr:
+		r.flush()
+		r.kind = kindItem
+		r.inCell++
+		first := true
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && (tagOf(c) == atom.Td || tagOf(c) == atom.Th) {
+				if !first {
+					r.trimSpace()
+					r.cur.WriteString(" | ")
+				}
+				first = false
+			}
+			r.render(c)
+		}
+		r.inCell--
+		r.flush()
+		return
+	case atom.A:
+		if isPermalink(n) {
+			return
+		}
+		if r.spaceInline {
+			r.space()
+			r.children(n)
+			r.space()
+			return
+		}
+	case atom.Code, atom.Kbd, atom.Samp, atom.Tt:
+		if r.inCode == 0 {
+			r.addCode(n)
+		}
+		r.inCode++
+		r.children(n)
+		r.inCode--
+		return
+	}
+	if blockElems[a] || a == atom.Td || a == atom.Th {
+		if r.inCell > 0 {
+			r.space()
+			r.children(n)
+			r.space()
+			return
+		}
+		r.flush()
+		r.children(n)
+		r.flush()
+		return
+	}
+	r.children(n)
+}
+
+func (r *renderer) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		r.render(c)
+	}
+}
+
+// heading renders n as a heading block of the given level.
+func (r *renderer) heading(n *html.Node, level int) {
+	r.flush()
+	sub := newRenderer()
+	sub.inCell = 1 // keep everything on one line
+	sub.children(n)
+	text := collapse(sub.cur.String())
+	for _, c := range sub.code {
+		r.addCodeText(c)
+	}
+	if text != "" {
+		r.blocks = append(r.blocks, block{kind: kindHeading, level: level, text: text})
+	}
+}
+
+func (r *renderer) pre(n *html.Node) {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(c *html.Node) {
+		switch c.Type {
+		case html.TextNode:
+			sb.WriteString(c.Data)
+		case html.ElementNode:
+			if tagOf(c) == atom.Br {
+				sb.WriteByte('\n')
+				return
+			}
+			if skipped[tagOf(c)] {
+				return
+			}
+			for cc := c.FirstChild; cc != nil; cc = cc.NextSibling {
+				walk(cc)
+			}
+		}
+	}
+	walk(n)
+	text := strings.ReplaceAll(sb.String(), "\r\n", "\n")
+	text = strings.TrimLeft(text, "\n")
+	text = strings.TrimRightFunc(text, unicode.IsSpace)
+	// Drop trailing spaces on every line; they carry no meaning.
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
+	}
+	r.cur.WriteString(strings.Join(lines, "\n"))
+}
+
+func (r *renderer) text(s string) {
+	if s == "" {
+		return
+	}
+	// Collapse whitespace runs to one space, keeping explicit <br> newlines.
+	for _, rn := range s {
+		if unicode.IsSpace(rn) || rn == '\u00a0' {
+			r.space()
+			continue
+		}
+		if rn == utf8.RuneError || rn == 0 {
+			rn = '\uFFFD'
+		}
+		r.cur.WriteRune(rn)
+	}
+}
+
+// space writes one space unless the buffer is empty or already ends in
+// whitespace.
+func (r *renderer) space() {
+	if r.cur.Len() == 0 {
+		return
+	}
+	s := r.cur.String()
+	if last := s[len(s)-1]; last == ' ' || last == '\n' {
+		return
+	}
+	r.cur.WriteByte(' ')
+}
+
+func (r *renderer) trimSpace() {
+	s := r.cur.String()
+	t := strings.TrimRight(s, " ")
+	if len(t) != len(s) {
+		r.cur.Reset()
+		r.cur.WriteString(t)
+	}
+}
+
+func (r *renderer) flush() {
+	text := r.cur.String()
+	r.cur.Reset()
+	kind, prefix := r.kind, r.prefix
+	r.kind, r.prefix = kindPara, ""
+	if kind != kindPre {
+		// Trim spaces around explicit line breaks and drop empty lines.
+		lines := strings.Split(text, "\n")
+		out := lines[:0]
+		for _, l := range lines {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		text = strings.Join(out, "\n")
+	}
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	r.blocks = append(r.blocks, block{kind: kind, text: prefix + text})
+}
+
+func (r *renderer) addCode(n *html.Node) {
+	sub := newRenderer()
+	sub.inCell = 1
+	sub.inCode = 1
+	sub.children(n)
+	r.addCodeText(collapse(sub.cur.String()))
+}
+
+func (r *renderer) addCodeText(s string) {
+	if s == "" || len(s) > 200 || r.seen[s] {
+		return
+	}
+	r.seen[s] = true
+	r.code = append(r.code, s)
+}
+
+// finish joins the blocks into p.Text and fills Headings, Sections and Code.
+func (r *renderer) finish(p *Page) {
+	r.flush()
+	var sb strings.Builder
+	var stack []Heading // open headings, outermost first
+	sectionStart := 0
+	var sectionPath []string
+	for i, b := range r.blocks {
+		if i > 0 {
+			prev := r.blocks[i-1]
+			if b.kind == kindItem && prev.kind == kindItem {
+				sb.WriteByte('\n')
+			} else {
+				sb.WriteString("\n\n")
+			}
+		}
+		if b.kind == kindHeading {
+			start := sb.Len()
+			if start > sectionStart {
+				p.Sections = append(p.Sections, Section{HeadingPath: sectionPath, Start: sectionStart, End: start})
+			}
+			for len(stack) > 0 && stack[len(stack)-1].Level >= b.level {
+				stack = stack[:len(stack)-1]
+			}
+			h := Heading{Level: b.level, Text: b.text, Start: start, End: start + len(b.text)}
+			stack = append(stack, h)
+			p.Headings = append(p.Headings, h)
+			sectionStart = start
+			sectionPath = make([]string, len(stack))
+			for j, s := range stack {
+				sectionPath[j] = s.Text
+			}
+		}
+		sb.WriteString(b.text)
+	}
+	p.Text = sb.String()
+	if len(p.Text) > sectionStart {
+		p.Sections = append(p.Sections, Section{HeadingPath: sectionPath, Start: sectionStart, End: len(p.Text)})
+	}
+	p.Code = r.code
+}
+
+// collapse trims s and turns every whitespace run into one space.
+func collapse(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// isPermalink reports whether a is a heading permalink such as Sphinx's ¶.
+func isPermalink(a *html.Node) bool {
+	href := attr(a, "href")
+	if !strings.HasPrefix(href, "#") {
+		return false
+	}
+	switch strings.TrimSpace(textOf(a)) {
+	case "¶", "#", "§", "🔗", "":
+		return true
+	}
+	return hasToken(attr(a, "class"), "headerlink") || hasToken(attr(a, "class"), "anchor")
+}
+
+func isHidden(n *html.Node) bool {
+	if _, ok := attrOK(n, "hidden"); ok {
+		return true
+	}
+	if attr(n, "aria-hidden") == "true" && tagOf(n) != atom.Span {
+		return true
+	}
+	style := strings.ReplaceAll(strings.ToLower(attr(n, "style")), " ", "")
+	return strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden")
+}
+
+func hasElement(n *html.Node, tag string) bool {
+	if n == nil {
+		return false
+	}
+	if n.Type == html.ElementNode && n.Data == tag {
+		return true
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if hasElement(c, tag) {
+			return true
+		}
+	}
+	return false
+}
+
+// textLen counts the non-space bytes of visible text under n.
+func textLen(n *html.Node) int {
+	if n == nil {
+		return 0
+	}
+	total := 0
+	var walk func(*html.Node)
+	walk = func(c *html.Node) {
+		switch c.Type {
+		case html.TextNode:
+			for _, r := range c.Data {
+				if !unicode.IsSpace(r) {
+					total += utf8.RuneLen(r)
+				}
+			}
+		case html.ElementNode, html.DocumentNode:
+			if c.Type == html.ElementNode && skipped[tagOf(c)] && tagOf(c) != atom.Nav {
+				return
+			}
+			for cc := c.FirstChild; cc != nil; cc = cc.NextSibling {
+				walk(cc)
+			}
+		}
+	}
+	walk(n)
+	return total
+}
+
+func visibleTextLen(doc *html.Node) int {
+	if body := findFirst(doc, atom.Body); body != nil {
+		return textLen(body)
+	}
+	return textLen(doc)
+}
+
+// strippedBody returns the body with navigation landmarks and cookie
+// banners removed, the last resort when no extractor found main content.
+func strippedBody(doc *html.Node) *html.Node {
+	body := findFirst(doc, atom.Body)
+	if body == nil {
+		return doc
+	}
+	var prune func(*html.Node)
+	prune = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode && isBoilerplate(c) {
+				n.RemoveChild(c)
+			} else {
+				prune(c)
+			}
+			c = next
+		}
+	}
+	prune(body)
+	return body
+}
+
+func isBoilerplate(n *html.Node) bool {
+	switch tagOf(n) {
+	case atom.Nav, atom.Header, atom.Footer, atom.Aside:
+		return true
+	}
+	switch attr(n, "role") {
+	case "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog":
+		return true
+	}
+	idc := strings.ToLower(attr(n, "id") + " " + attr(n, "class"))
+	for _, w := range []string{"cookie", "consent", "gdpr", "sidebar", "breadcrumb", "navbar", "menu"} {
+		if strings.Contains(idc, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func findFirst(n *html.Node, a atom.Atom) *html.Node {
+	if n.Type == html.ElementNode && tagOf(n) == a {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if f := findFirst(c, a); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func attr(n *html.Node, key string) string {
+	v, _ := attrOK(n, key)
+	return v
+}
+
+func attrOK(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && strings.EqualFold(a.Key, key) {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func textOf(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(c *html.Node) {
+		if c.Type == html.TextNode {
+			sb.WriteString(c.Data)
+			return
+		}
+		if c != n && c.Type == html.ElementNode && skipped[tagOf(c)] {
+			return
+		}
+		for cc := c.FirstChild; cc != nil; cc = cc.NextSibling {
+			walk(cc)
+		}
+	}
+	walk(n)
+	return sb.String()
+}
+
+func hasToken(list, token string) bool {
+	for _, f := range strings.FieldsFunc(strings.ToLower(list), func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
+		if f == token {
+			return true
+		}
+	}
+	return false
+}
+
+// tagOf returns the element's atom; nodes built by extraction libraries do
+// not always set DataAtom.
+func tagOf(n *html.Node) atom.Atom {
+	if n.DataAtom != 0 || n.Type != html.ElementNode {
+		return n.DataAtom
+	}
+	return atom.Lookup([]byte(strings.ToLower(n.Data)))
+}
