@@ -138,9 +138,9 @@ func TestExtractArticle(t *testing.T) {
 			byURL[l.URL] = l
 		}
 		want := map[string]Link{
-			"https://docs.example.com/guide/":                 {URL: "https://docs.example.com/guide/", Text: "Guides NAV-TEXT"},
-			"https://docs.example.com/reference/splitter.html": {URL: "https://docs.example.com/reference/splitter.html", Text: "splitter reference", InContent: true},
-			"https://other.example.org/paper.pdf":              {URL: "https://other.example.org/paper.pdf", Text: "original paper", Rel: "nofollow noopener", InContent: true},
+			"https://docs.example.com/guide/":                    {URL: "https://docs.example.com/guide/", Text: "Guides NAV-TEXT"},
+			"https://docs.example.com/reference/splitter.html":   {URL: "https://docs.example.com/reference/splitter.html", Text: "splitter reference", InContent: true},
+			"https://other.example.org/paper.pdf":                {URL: "https://other.example.org/paper.pdf", Text: "original paper", Rel: "nofollow noopener", InContent: true},
 			"https://docs.example.com/imprint?utm_source=footer": {URL: "https://docs.example.com/imprint?utm_source=footer", Text: "Imprint"},
 		}
 		for u, w := range want {
