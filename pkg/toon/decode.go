@@ -52,6 +52,7 @@ type header struct {
 	hasFields bool
 	inline    string // text after the colon, trimmed
 	inlineCol int    // 0-based offset of inline within the line text
+	dupFields bool   // lenient mode saw a repeated field name
 }
 
 func (p *parser) errf(ln *line, col int, format string, args ...any) error {
@@ -156,6 +157,9 @@ func (p *parser) nextContent() (int, int) {
 
 // parseDocument parses a whole document into a tree (§5 root forms).
 func (p *parser) parseDocument(s string) (node, error) {
+	if !utf8.ValidString(s) {
+		return node{}, invalidUTF8(s)
+	}
 	if err := p.scanLines(s); err != nil {
 		return node{}, err
 	}
@@ -303,6 +307,7 @@ func (p *parser) parseObject(d int) (node, error) {
 // parseFields reads field lines at depth d and pushes them on the stack
 // above mark, checking duplicates against the members already there.
 func (p *parser) parseFields(d, mark int) error {
+	var index map[string]int // built for large objects to keep duplicate checks linear
 	for {
 		i, _ := p.nextContent()
 		if i >= len(p.lines) {
@@ -323,22 +328,41 @@ func (p *parser) parseFields(d, mark int) error {
 		if err != nil {
 			return err
 		}
-		if err := p.addMember(mark, m, ln); err != nil {
+		if index == nil && len(p.a.stack)-mark >= 32 {
+			index = make(map[string]int, 64)
+			for j, x := range p.a.stack[mark:] {
+				index[x.key] = j
+			}
+		}
+		if err := p.addMember(mark, m, ln, index); err != nil {
 			return err
 		}
 	}
 }
 
-func (p *parser) addMember(mark int, m node, ln *line) error {
+func (p *parser) addMember(mark int, m node, ln *line, index map[string]int) error {
 	members := p.a.stack[mark:]
-	for j := range members {
-		if members[j].key == m.key {
-			if p.cfg.strict {
-				return p.errf(ln, 1, "duplicate key %q in object (first defined on line %d)", m.key, members[j].line)
-			}
-			members[j] = m // last write wins
-			return nil
+	dup := -1
+	if index != nil {
+		if j, ok := index[m.key]; ok {
+			dup = j
+		} else {
+			index[m.key] = len(members)
 		}
+	} else {
+		for j := range members {
+			if members[j].key == m.key {
+				dup = j
+				break
+			}
+		}
+	}
+	if dup >= 0 {
+		if p.cfg.strict {
+			return p.errf(ln, 1, "duplicate key %q in object (first defined on line %d)", m.key, members[dup].line)
+		}
+		members[dup] = m // last write wins
+		return nil
 	}
 	p.a.push(m)
 	return nil
@@ -573,9 +597,12 @@ func (p *parser) parseFieldNames(ln *line, h *header, s string, off int) error {
 			f = node{key: tok}
 		}
 		for q := mark; q < len(p.a.stack); q++ {
-			if p.a.stack[q].key == f.key && p.cfg.strict {
-				p.a.stack = p.a.stack[:mark]
-				return p.errf(ln, off+start+1, "duplicate field name %q in tabular header", f.key)
+			if p.a.stack[q].key == f.key {
+				if p.cfg.strict {
+					p.a.stack = p.a.stack[:mark]
+					return p.errf(ln, off+start+1, "duplicate field name %q in tabular header", f.key)
+				}
+				h.dupFields = true
 			}
 		}
 		p.a.push(f)
@@ -732,6 +759,9 @@ func (p *parser) parseRows(h *header, ln *line, rowDepth int) (node, error) {
 		}
 		clear(p.a.stack[cm:])
 		p.a.stack = p.a.stack[:cm]
+		if h.dupFields {
+			obj = dedupeLastWins(obj)
+		}
 		p.a.push(node{kind: kObject, kids: obj, line: r.num})
 	}
 	got := len(p.a.stack) - mark
@@ -935,4 +965,36 @@ func hexVal(c byte) int {
 		return int(c-'A') + 10
 	}
 	return -1
+}
+
+// dedupeLastWins keeps the first position and the last value of repeated
+// keys (lenient mode only).
+func dedupeLastWins(obj []node) []node {
+	out := obj[:0]
+	for _, m := range obj {
+		if j := findMember(out, m.key); j >= 0 {
+			out[j] = m
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// invalidUTF8 locates the first invalid UTF-8 sequence in s.
+func invalidUTF8(s string) error {
+	line, col := 1, 1
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf("invalid UTF-8 byte %#x; TOON documents are UTF-8", s[i])}
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return nil
 }
