@@ -21,6 +21,9 @@ type Config struct {
 	Database string // empty: the server's default database
 	// MaxConnections caps the driver's connection pool (0: the driver's default, 100).
 	MaxConnections int
+	// MaxRetryTime bounds the driver's retries of transient failures such as deadlocks
+	// (0: 30s).
+	MaxRetryTime time.Duration
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -74,7 +77,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		c.SocketConnectTimeout = 5 * time.Second
 		c.ConnectionAcquisitionTimeout = 30 * time.Second
-		c.MaxTransactionRetryTime = 15 * time.Second
+		c.MaxTransactionRetryTime = 30 * time.Second
+		if cfg.MaxRetryTime > 0 {
+			c.MaxTransactionRetryTime = cfg.MaxRetryTime
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open neo4j driver for %s: %w", cfg.URI, err)
@@ -112,6 +118,7 @@ var schema = []string{
 	"CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE",
 	"CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE",
 	"CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE",
+	"CREATE CONSTRAINT graph_lock_id IF NOT EXISTS FOR (l:GraphLock) REQUIRE l.id IS UNIQUE",
 	"CREATE INDEX entity_name_lower IF NOT EXISTS FOR (e:Entity) ON (e.name_lower)",
 	"CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)",
 	"CREATE INDEX related_doc IF NOT EXISTS FOR ()-[r:RELATED]-() ON (r.doc)",
@@ -140,7 +147,14 @@ func (s *Store) EnsureSchema(ctx context.Context) error {
 			return fmt.Errorf("ensure schema %q: %w", stmt, classify(err))
 		}
 	}
-	res, err := sess.Run(ctx, "CALL db.awaitIndexes(300)", nil)
+	res, err := sess.Run(ctx, "MERGE (l:GraphLock {id: 'write'}) ON CREATE SET l.seq = 0", nil)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("create graph write lock node: %w", classify(err))
+	}
+	res, err = sess.Run(ctx, "CALL db.awaitIndexes(300)", nil)
 	if err == nil {
 		_, err = res.Consume(ctx)
 	}

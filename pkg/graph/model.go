@@ -15,6 +15,8 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrInvalid: the input is malformed; the wrapped message names the field.
 	ErrInvalid = errors.New("invalid input")
+	// ErrNoSchema: EnsureSchema has not been run against this database.
+	ErrNoSchema = errors.New("graph schema not initialised: call EnsureSchema first")
 	// ErrUnavailable: Neo4j cannot be reached (connection refused, timeout, auth).
 	ErrUnavailable = errors.New("neo4j unavailable")
 )

@@ -136,8 +136,27 @@ func stringList(r *neo4j.Record, key string) []string {
 	return out
 }
 
+// lockWrites serialises graph writers on one lock node; see "Writers" in doc.go. The
+// lock is held until the transaction ends.
+func lockWrites(ctx context.Context, tx neo4j.ManagedTransaction) error {
+	recs, err := run(ctx, tx, `
+		MATCH (l:GraphLock {id: 'write'})
+		SET l.seq = l.seq + 1
+		RETURN l.seq AS seq`, nil)
+	if err != nil {
+		return fmt.Errorf("take graph write lock: %w", err)
+	}
+	if len(recs) == 0 {
+		return ErrNoSchema
+	}
+	return nil
+}
+
 func upsertTx(ctx context.Context, tx neo4j.ManagedTransaction, p *prepared) (UpsertResult, error) {
 	var out UpsertResult
+	if err := lockWrites(ctx, tx); err != nil {
+		return out, err
+	}
 	// MERGE first: it takes the document's lock, so two upserts of one document serialise.
 	recs, err := run(ctx, tx, `
 		MERGE (d:Document {id: $id})
@@ -248,6 +267,9 @@ func readRelationEndpoints(ctx context.Context, tx neo4j.ManagedTransaction, id 
 }
 
 func deleteTx(ctx context.Context, tx neo4j.ManagedTransaction, id string) error {
+	if err := lockWrites(ctx, tx); err != nil {
+		return err
+	}
 	recs, err := run(ctx, tx, `
 		MATCH (d:Document {id: $id}) WHERE NOT d:Placeholder
 		SET d.deleting = true
