@@ -1,0 +1,514 @@
+// Package api is the crawler's HTTP API under /api/v1: crawl jobs (create,
+// list, status, server-sent events, cancel), synchronous single pages,
+// documents (list, get, delete) and the domain blocklist. Handlers return
+// errors; pkg/httpserver turns them into RFC 9457 problem documents.
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/engine"
+)
+
+// API holds the handlers' dependencies.
+type API struct {
+	srv *httpserver.Server
+	st  *store.Store
+	eng *engine.Engine
+	// PageTimeout bounds POST /pages; default 2m.
+	PageTimeout time.Duration
+	// EventPoll is how often the event stream re-reads the job; default 1s.
+	EventPoll time.Duration
+}
+
+// New returns the API; Register mounts it.
+func New(srv *httpserver.Server, st *store.Store, eng *engine.Engine) *API {
+	return &API{srv: srv, st: st, eng: eng, PageTimeout: 2 * time.Minute, EventPoll: time.Second}
+}
+
+// Register mounts the routes under /api/v1.
+func (a *API) Register() {
+	g := a.srv.API("/api/v1")
+	h := a.srv.Handle
+	g.POST("/crawls", h(a.createCrawl))
+	g.GET("/crawls", h(a.listCrawls))
+	g.GET("/crawls/:id", h(a.getCrawl))
+	g.GET("/crawls/:id/events", h(a.crawlEvents))
+	g.DELETE("/crawls/:id", h(a.cancelCrawl))
+	g.POST("/pages", h(a.crawlPage))
+	g.GET("/documents", h(a.listDocuments))
+	g.GET("/documents/:id", h(a.getDocument))
+	g.DELETE("/documents/:id", h(a.deleteDocument))
+	g.GET("/blocklist", h(a.listBlocklist))
+	g.POST("/blocklist", h(a.addBlocklist))
+	g.DELETE("/blocklist", h(a.removeBlocklist))
+	g.DELETE("/blocklist/:domain", h(a.removeBlocklist))
+}
+
+// decode reads a JSON body strictly: unknown fields and wrong types are 400s
+// naming the field.
+func decode(c *gin.Context, dst any) error {
+	body, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return httpserver.BadRequest("body", "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return httpserver.BadRequest("body", "empty; send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te):
+			field := te.Field
+			if field == "" {
+				field = "body"
+			}
+			return httpserver.BadRequest(field, fmt.Sprintf("must be %s, not %s", jsonKind(te.Type.Kind().String()), te.Value))
+		case errors.As(err, &se):
+			return httpserver.BadRequest("body", fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err))
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return httpserver.BadRequest(f, "unknown field")
+		default:
+			return httpserver.BadRequest("body", "invalid JSON: "+err.Error())
+		}
+	}
+	if dec.More() {
+		return httpserver.BadRequest("body", "send one JSON object")
+	}
+	return nil
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "int", "int64", "int32", "uint", "uint64":
+		return "an integer"
+	case "float64", "float32":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	case "slice":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	case "ptr":
+		return "a value of the documented type"
+	}
+	return k
+}
+
+// mapError turns engine and store errors into API errors.
+func mapError(err error, what string) error {
+	var fe *engine.FieldError
+	var pe *engine.PageError
+	var ve *store.ValidationError
+	switch {
+	case errors.As(err, &fe):
+		return httpserver.BadRequest(fe.Field, fe.Reason)
+	case errors.As(err, &pe):
+		if pe.Field != "" {
+			return httpserver.BadRequest(pe.Field, pe.Err.Error())
+		}
+		return &httpserver.Error{Status: http.StatusUnprocessableEntity, Title: "page not indexed",
+			Detail: fmt.Sprintf("%s (%s)", pe.Err.Error(), pe.Reason), Err: err}
+	case errors.As(err, &ve):
+		return httpserver.BadRequest(ve.Field, ve.Reason)
+	case errors.Is(err, store.ErrNotFound):
+		return httpserver.NotFound(what + " not found")
+	case errors.Is(err, store.ErrNotReady):
+		return httpserver.Unavailable("the database is not reachable; retry later", err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return &httpserver.Error{Status: http.StatusGatewayTimeout, Title: "timeout", Detail: "the operation took too long", Err: err}
+	}
+	return err
+}
+
+// crawlRequest is the body of POST /crawls.
+type crawlRequest = engine.Spec
+
+func (a *API) createCrawl(c *gin.Context) error {
+	var req crawlRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	spec, err := req.Normalize(a.eng.Limits(), a.eng.CanonOptions())
+	if err != nil {
+		return mapError(err, "")
+	}
+	if err := a.eng.CheckSeed(c.Request.Context(), spec.URL); err != nil {
+		return mapError(err, "")
+	}
+	raw, _ := json.Marshal(spec)
+	job, err := a.st.CreateJob(c.Request.Context(), raw)
+	if err != nil {
+		return mapError(err, "job")
+	}
+	a.eng.Wake()
+	st, err := a.eng.Status(c.Request.Context(), job.ID)
+	if err != nil {
+		return mapError(err, "job")
+	}
+	c.Header("Location", "/api/v1/crawls/"+job.ID)
+	c.JSON(http.StatusAccepted, st)
+	return nil
+}
+
+func (a *API) listCrawls(c *gin.Context) error {
+	limit, err := intParam(c, "limit", 50, 1, 1000)
+	if err != nil {
+		return err
+	}
+	status := store.JobStatus(c.Query("status"))
+	switch status {
+	case "", store.JobQueued, store.JobRunning, store.JobDone, store.JobFailed, store.JobCancelled:
+	default:
+		return httpserver.BadRequest("status", "want queued, running, done, failed or cancelled")
+	}
+	jobs, err := a.st.ListJobs(c.Request.Context(), status, limit)
+	if err != nil {
+		return mapError(err, "jobs")
+	}
+	out := make([]engine.Status, 0, len(jobs))
+	for _, j := range jobs {
+		st, err := a.eng.Status(c.Request.Context(), j.ID)
+		if err != nil {
+			return mapError(err, "job")
+		}
+		out = append(out, st)
+	}
+	c.JSON(http.StatusOK, gin.H{"crawls": out})
+	return nil
+}
+
+func (a *API) getCrawl(c *gin.Context) error {
+	st, err := a.eng.Status(c.Request.Context(), c.Param("id"))
+	if err != nil {
+		return mapError(err, "crawl job "+c.Param("id"))
+	}
+	c.JSON(http.StatusOK, st)
+	return nil
+}
+
+func (a *API) cancelCrawl(c *gin.Context) error {
+	if _, err := a.st.CancelJob(c.Request.Context(), c.Param("id")); err != nil {
+		return mapError(err, "crawl job "+c.Param("id"))
+	}
+	st, err := a.eng.Status(c.Request.Context(), c.Param("id"))
+	if err != nil {
+		return mapError(err, "crawl job "+c.Param("id"))
+	}
+	c.JSON(http.StatusOK, st)
+	return nil
+}
+
+// crawlEvents streams Server-Sent Events: "progress" with the job status when
+// it changes, "page" per page this process finished, and a final "summary".
+func (a *API) crawlEvents(c *gin.Context) error {
+	ctx := c.Request.Context()
+	id := c.Param("id")
+	st, err := a.eng.Status(ctx, id)
+	if err != nil {
+		return mapError(err, "crawl job "+id)
+	}
+	events, unsubscribe := a.eng.Subscribe(id)
+	defer unsubscribe()
+	w := c.Writer
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(ev engine.Event) bool {
+		b, _ := json.Marshal(ev)
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, b); err != nil {
+			return false
+		}
+		w.Flush()
+		return true
+	}
+	summary := func(st engine.Status) {
+		send(engine.Event{Type: engine.EventSummary, JobID: id, At: time.Now().UTC(), Status: &st})
+	}
+	if st.Status.Terminal() {
+		summary(st)
+		return nil
+	}
+	if !send(engine.Event{Type: engine.EventProgress, JobID: id, At: time.Now().UTC(), Status: &st}) {
+		return nil
+	}
+	last, _ := json.Marshal(st.Counters)
+	t := time.NewTicker(a.EventPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev := <-events:
+			if ev.Type == engine.EventProgress {
+				continue // the poll below sends progress
+			}
+			if !send(ev) {
+				return nil
+			}
+			if ev.Type == engine.EventSummary {
+				return nil
+			}
+		case <-t.C:
+			st, err := a.eng.Status(ctx, id)
+			if err != nil {
+				continue
+			}
+			if st.Status.Terminal() {
+				summary(st)
+				return nil
+			}
+			cur, _ := json.Marshal(st.Counters)
+			if !bytes.Equal(cur, last) {
+				last = cur
+				if !send(engine.Event{Type: engine.EventProgress, JobID: id, At: time.Now().UTC(), Status: &st}) {
+					return nil
+				}
+			}
+		}
+	}
+}
+
+type pageRequest struct {
+	URL  string   `json:"url"`
+	Tags []string `json:"tags"`
+}
+
+func (a *API) crawlPage(c *gin.Context) error {
+	var req pageRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.URL) == "" {
+		return httpserver.BadRequest("url", "is required: the page to index")
+	}
+	for i, t := range req.Tags {
+		if strings.TrimSpace(t) == "" || len(t) > 128 {
+			return httpserver.BadRequest(fmt.Sprintf("tags[%d]", i), "tags must be 1..128 bytes")
+		}
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), a.PageTimeout)
+	defer cancel()
+	res, err := a.eng.CrawlPage(ctx, req.URL, req.Tags)
+	if err != nil {
+		return mapError(err, "page")
+	}
+	c.JSON(http.StatusOK, gin.H{
+		"id": res.Document.ID, "url": res.Document.URL, "title": res.Document.Title,
+		"chunks": res.Chunks, "outcome": res.Outcome, "stage_ms": res.Timings, "document": docJSON(res.Document),
+	})
+	return nil
+}
+
+// document is the JSON shape of a stored document.
+type document struct {
+	ID           string     `json:"id"`
+	URL          string     `json:"url"`
+	Domain       string     `json:"domain"`
+	Title        string     `json:"title"`
+	Lang         string     `json:"lang,omitempty"`
+	ContentHash  string     `json:"content_hash"`
+	ETag         string     `json:"etag,omitempty"`
+	LastModified string     `json:"last_modified,omitempty"`
+	PublishedAt  *time.Time `json:"published_at,omitempty"`
+	FetchedAt    *time.Time `json:"fetched_at,omitempty"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+	Tags         []string   `json:"tags"`
+	Headings     []string   `json:"headings"`
+	ChunkCount   int        `json:"chunk_count"`
+	Chunks       []chunk    `json:"chunks,omitempty"`
+}
+
+type chunk struct {
+	ID          string   `json:"id"`
+	Ordinal     int      `json:"ordinal"`
+	Text        string   `json:"text"`
+	TokenCount  int      `json:"token_count"`
+	StartOffset int      `json:"start_offset"`
+	EndOffset   int      `json:"end_offset"`
+	HeadingPath []string `json:"heading_path"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func docJSON(d store.Document) document {
+	return document{
+		ID: d.ID, URL: d.URL, Domain: d.Domain, Title: d.Title, Lang: d.Lang, ContentHash: d.ContentHash,
+		ETag: d.ETag, LastModified: d.LastModified, PublishedAt: timePtr(d.PublishedAt), FetchedAt: timePtr(d.FetchedAt),
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Tags: nonNil(d.Tags), Headings: nonNil(d.Headings), ChunkCount: d.ChunkCount,
+	}
+}
+
+func intParam(c *gin.Context, name string, def, lo, hi int) (int, error) {
+	v := c.Query(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, httpserver.BadRequest(name, fmt.Sprintf("want an integer in %d..%d", lo, hi))
+	}
+	return n, nil
+}
+
+func (a *API) listDocuments(c *gin.Context) error {
+	limit, err := intParam(c, "limit", 100, 1, 1000)
+	if err != nil {
+		return err
+	}
+	page, err := a.st.ListDocuments(c.Request.Context(), store.ListOptions{After: c.Query("after"), Limit: limit, Domain: c.Query("domain")})
+	if err != nil {
+		return mapError(err, "documents")
+	}
+	out := make([]document, 0, len(page.Documents))
+	for _, d := range page.Documents {
+		out = append(out, docJSON(d))
+	}
+	c.JSON(http.StatusOK, gin.H{"documents": out, "next_after": page.NextAfter})
+	return nil
+}
+
+func (a *API) getDocument(c *gin.Context) error {
+	ctx := c.Request.Context()
+	d, err := a.st.GetDocument(ctx, c.Param("id"))
+	if err != nil {
+		return mapError(err, "document "+c.Param("id"))
+	}
+	out := docJSON(d)
+	if c.Query("chunks") == "true" || c.Query("chunks") == "1" {
+		chunks, err := a.st.DocumentChunks(ctx, d.ID)
+		if err != nil {
+			return mapError(err, "chunks")
+		}
+		for _, ch := range chunks {
+			out.Chunks = append(out.Chunks, chunk{
+				ID: strconv.FormatInt(ch.ID, 10), Ordinal: ch.Ordinal, Text: ch.Text, TokenCount: ch.TokenCount,
+				StartOffset: ch.StartOffset, EndOffset: ch.EndOffset, HeadingPath: nonNil(ch.HeadingPath),
+			})
+		}
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
+}
+
+// deleteDocument removes the document and its chunks and vectors, records the
+// change for the search index and queues the kg delete, in one transaction.
+func (a *API) deleteDocument(c *gin.Context) error {
+	id := c.Param("id")
+	payload, _ := json.Marshal(map[string]string{"id": id})
+	seq, err := a.st.DeleteDocument(c.Request.Context(), id, payload)
+	if err != nil {
+		return mapError(err, "document "+id)
+	}
+	c.JSON(http.StatusOK, gin.H{"id": id, "deleted": true, "change_seq": seq})
+	return nil
+}
+
+type blockRequest struct {
+	Domain string `json:"domain"`
+	Reason string `json:"reason"`
+}
+
+func (a *API) listBlocklist(c *gin.Context) error {
+	list, err := a.st.BlockedDomains(c.Request.Context())
+	if err != nil {
+		return mapError(err, "blocklist")
+	}
+	type entry struct {
+		Domain    string    `json:"domain"`
+		Reason    string    `json:"reason,omitempty"`
+		CreatedAt time.Time `json:"created_at"`
+	}
+	out := make([]entry, 0, len(list))
+	for _, b := range list {
+		out = append(out, entry{b.Domain, b.Reason, b.CreatedAt})
+	}
+	c.JSON(http.StatusOK, gin.H{"blocklist": out})
+	return nil
+}
+
+func (a *API) addBlocklist(c *gin.Context) error {
+	var req blockRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Domain) == "" {
+		return httpserver.BadRequest("domain", "is required, e.g. ads.example.com")
+	}
+	b, err := a.st.BlockDomain(c.Request.Context(), req.Domain, req.Reason)
+	if err != nil {
+		var ve *store.ValidationError
+		if errors.As(err, &ve) {
+			return httpserver.BadRequest("domain", ve.Reason)
+		}
+		return mapError(err, "blocklist")
+	}
+	a.eng.InvalidateBlocklist()
+	c.JSON(http.StatusCreated, gin.H{"domain": b.Domain, "reason": b.Reason, "created_at": b.CreatedAt})
+	return nil
+}
+
+func (a *API) removeBlocklist(c *gin.Context) error {
+	domain := c.Param("domain")
+	if domain == "" {
+		domain = c.Query("domain")
+	}
+	if domain == "" && c.Request.ContentLength != 0 {
+		var req blockRequest
+		if err := decode(c, &req); err != nil {
+			return err
+		}
+		domain = req.Domain
+	}
+	if strings.TrimSpace(domain) == "" {
+		return httpserver.BadRequest("domain", "is required: DELETE /api/v1/blocklist/{domain} or ?domain=")
+	}
+	if err := a.st.UnblockDomain(c.Request.Context(), domain); err != nil {
+		var ve *store.ValidationError
+		if errors.As(err, &ve) {
+			return httpserver.BadRequest("domain", ve.Reason)
+		}
+		return mapError(err, "blocklist entry "+domain)
+	}
+	a.eng.InvalidateBlocklist()
+	c.Status(http.StatusNoContent)
+	return nil
+}

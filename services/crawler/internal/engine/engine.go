@@ -1,0 +1,259 @@
+// Package engine runs crawl jobs: it claims jobs and frontier URLs from
+// MariaDB, fetches pages through the fetch package (colly behind the SSRF
+// guard), queues the links it finds, and indexes pages through the pipeline.
+//
+// The frontier lives in MariaDB, not in colly's in-memory queue: a crawler
+// that is killed resumes its jobs from the table without fetching stored pages
+// again, several processes share the job queue (rows claimed with FOR UPDATE
+// SKIP LOCKED), and max_pages is exact because page slots are reserved by the
+// claim itself (store.ClaimRequest.Budget) before any fetch starts.
+//
+// Order is breadth-first: claims take the lowest depth first. Links are
+// canonicalised (canon) before they are queued, so every spelling of a URL is
+// one frontier row and is fetched once. A job's counters come from the
+// frontier (state and reason per URL) and are exact; what the frontier cannot
+// tell (filtered links, bytes, stage times) is saved with the job's heartbeat.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/netguard"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
+)
+
+// Config tunes an Engine. Zero fields take the defaults given.
+type Config struct {
+	// Owner names this process in claims; default host-pid-random. Two engines
+	// must never share an owner name.
+	Owner    string
+	JobSlots int           // jobs run at once; default 2
+	Workers  int           // page workers per job; default 4
+	Lease    time.Duration // job lease, renewed by heartbeats every Lease/3; default 30s
+	// URLLease is the claim lease of a frontier URL; default 10m. A new owner
+	// of a job releases the previous owner's claims at once.
+	URLLease       time.Duration
+	Poll           time.Duration // how often an idle engine looks for jobs; default 1s
+	Limits         Limits        // caps on max_pages and max_depth
+	Canon          canon.Options // URL canonicalisation
+	MaxSitemaps    int           // sitemap files read per job; default 20
+	MaxSitemapURLs int           // URLs taken from sitemaps per job; default 50000
+}
+
+func (c Config) withDefaults() Config {
+	if c.Owner == "" {
+		host, _ := os.Hostname()
+		c.Owner = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.IntN(1<<16))
+	}
+	if len(c.Owner) > 100 {
+		c.Owner = c.Owner[:100]
+	}
+	if c.JobSlots == 0 {
+		c.JobSlots = 2
+	}
+	if c.Workers == 0 {
+		c.Workers = 4
+	}
+	if c.Lease == 0 {
+		c.Lease = 30 * time.Second
+	}
+	if c.URLLease == 0 {
+		c.URLLease = 10 * time.Minute
+	}
+	if c.Poll == 0 {
+		c.Poll = time.Second
+	}
+	if c.Limits.MaxPages == 0 {
+		c.Limits.MaxPages = 10000
+	}
+	if c.Limits.MaxDepth == 0 {
+		c.Limits.MaxDepth = 20
+	}
+	if c.MaxSitemaps == 0 {
+		c.MaxSitemaps = 20
+	}
+	if c.MaxSitemapURLs == 0 {
+		c.MaxSitemapURLs = 50000
+	}
+	return c
+}
+
+// Engine runs crawl jobs. Create it with New, start Run in a goroutine.
+type Engine struct {
+	cfg     Config
+	st      *store.Store
+	fetcher *fetch.Fetcher
+	guard   *netguard.Guard
+	pipe    *pipeline.Pipeline
+	log     *slog.Logger
+	m       *metrics
+	hub     *hub
+	wake    chan struct{}
+	block   *blocklist
+	now     func() time.Time
+}
+
+// New builds an engine. reg may be nil (no metrics registered).
+func New(cfg Config, st *store.Store, f *fetch.Fetcher, g *netguard.Guard, p *pipeline.Pipeline, logger *slog.Logger, reg prometheus.Registerer) *Engine {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{
+		cfg: cfg.withDefaults(), st: st, fetcher: f, guard: g, pipe: p, log: logger,
+		m: newMetrics(reg), hub: newHub(), wake: make(chan struct{}, 1),
+		block: newBlocklist(st, 5*time.Second), now: time.Now,
+	}
+}
+
+// Owner is the name this engine claims rows with.
+func (e *Engine) Owner() string { return e.cfg.Owner }
+
+// Limits are the caps new job specs are checked against.
+func (e *Engine) Limits() Limits { return e.cfg.Limits }
+
+// CanonOptions are the URL canonicalisation options.
+func (e *Engine) CanonOptions() canon.Options { return e.cfg.Canon }
+
+// Wake makes an idle engine look for jobs now (after a job was created).
+func (e *Engine) Wake() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Subscribe streams a job's events from this process until cancel is called.
+func (e *Engine) Subscribe(jobID string) (<-chan Event, func()) { return e.hub.subscribe(jobID) }
+
+// Run claims and runs jobs until ctx is cancelled. Jobs running at that point
+// keep their state in MariaDB and are resumed by the next owner.
+func (e *Engine) Run(ctx context.Context) error {
+	e.log.Info("crawl engine started", "owner", e.cfg.Owner, "job_slots", e.cfg.JobSlots, "workers", e.cfg.Workers)
+	slots := make(chan struct{}, e.cfg.JobSlots)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		job, ok, err := e.st.ClaimJob(ctx, e.cfg.Owner, e.cfg.Lease)
+		if err != nil || !ok {
+			<-slots
+			if err != nil && ctx.Err() == nil {
+				e.log.Warn("claim job failed", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-e.wake:
+			case <-time.After(e.cfg.Poll):
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			e.runJob(ctx, job)
+		}()
+	}
+}
+
+// blocklist caches the domain blocklist for a few seconds.
+type blocklist struct {
+	st  *store.Store
+	ttl time.Duration
+
+	mu      sync.Mutex
+	domains map[string]bool
+	loaded  time.Time
+}
+
+func newBlocklist(st *store.Store, ttl time.Duration) *blocklist {
+	return &blocklist{st: st, ttl: ttl}
+}
+
+// Invalidate drops the cache (after the blocklist changed).
+func (e *Engine) InvalidateBlocklist() {
+	e.block.mu.Lock()
+	e.block.loaded = time.Time{}
+	e.block.mu.Unlock()
+}
+
+// blocked reports whether host or a parent domain is blocklisted.
+func (b *blocklist) blocked(ctx context.Context, host string) (bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.domains == nil || time.Since(b.loaded) > b.ttl {
+		list, err := b.st.BlockedDomains(ctx)
+		if err != nil {
+			return false, err
+		}
+		b.domains = make(map[string]bool, len(list))
+		for _, d := range list {
+			b.domains[d.Domain] = true
+		}
+		b.loaded = time.Now()
+	}
+	if len(b.domains) == 0 {
+		return false, nil
+	}
+	h, err := store.NormalizeDomain(host)
+	if err != nil {
+		return false, nil
+	}
+	for {
+		if b.domains[h] {
+			return true, nil
+		}
+		i := strings.IndexByte(h, '.')
+		if i < 0 {
+			return false, nil
+		}
+		h = h[i+1:]
+	}
+}
+
+// errorList keeps the newest job errors.
+type errorList struct {
+	mu    sync.Mutex
+	items []string
+	dirty bool
+}
+
+func (l *errorList) add(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = append(l.items, time.Now().UTC().Format(time.RFC3339)+" "+fmt.Sprintf(format, args...))
+	if len(l.items) > 50 {
+		l.items = l.items[len(l.items)-50:]
+	}
+	l.dirty = true
+}
+
+func (l *errorList) snapshot() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string{}, l.items...)
+}
+
+var (
+	errJobCancelled = errors.New("job cancelled")
+	errLeaseLost    = errors.New("job lease lost")
+	errJobDone      = errors.New("job finished")
+)

@@ -1,0 +1,205 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
+)
+
+// Spec is a crawl job as requested (POST /api/v1/crawls) and stored.
+type Spec struct {
+	URL            string   `json:"url"`
+	MaxDepth       *int     `json:"max_depth,omitempty"`
+	MaxPages       int      `json:"max_pages,omitempty"`
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	Include        []string `json:"include,omitempty"`
+	Exclude        []string `json:"exclude,omitempty"`
+	Tags           []string `json:"tags,omitempty"`
+	RespectRobots  *bool    `json:"respect_robots,omitempty"`
+	UseSitemap     *bool    `json:"use_sitemap,omitempty"`
+	Recrawl        bool     `json:"recrawl,omitempty"`
+}
+
+// Defaults of a Spec.
+const (
+	DefaultMaxDepth = 2
+	DefaultMaxPages = 100
+	maxPatterns     = 50
+	maxTags         = 64
+)
+
+// FieldError names the request field at fault.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+
+func fieldErr(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Limits are the operator's caps on a Spec.
+type Limits struct {
+	MaxPages int
+	MaxDepth int
+}
+
+// Normalize checks s, fills defaults and canonicalises the seed URL. Errors
+// are *FieldError.
+func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
+	if strings.TrimSpace(s.URL) == "" {
+		return s, fieldErr("url", "is required: the page to start from, e.g. https://docs.python.org/3/")
+	}
+	c, err := canon.Canonicalize(strings.TrimSpace(s.URL), opts)
+	if err != nil {
+		return s, fieldErr("url", "%q is not an absolute http(s) URL: %v", s.URL, err)
+	}
+	s.URL = c
+	if s.MaxDepth == nil {
+		d := DefaultMaxDepth
+		s.MaxDepth = &d
+	}
+	if *s.MaxDepth < 0 || *s.MaxDepth > lim.MaxDepth {
+		return s, fieldErr("max_depth", "%d is outside 0..%d", *s.MaxDepth, lim.MaxDepth)
+	}
+	if s.MaxPages == 0 {
+		s.MaxPages = min(DefaultMaxPages, lim.MaxPages)
+	}
+	if s.MaxPages < 1 || s.MaxPages > lim.MaxPages {
+		return s, fieldErr("max_pages", "%d is outside 1..%d (the operator's CRAWLER_MAX_PAGES_CAP)", s.MaxPages, lim.MaxPages)
+	}
+	u, _ := url.Parse(s.URL)
+	if len(s.AllowedDomains) == 0 {
+		s.AllowedDomains = []string{u.Hostname()}
+	}
+	for i, d := range s.AllowedDomains {
+		h := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(d), "*"), ".")
+		if h == "" || strings.ContainsAny(h, "/:?#@ ") {
+			return s, fieldErr(fmt.Sprintf("allowed_domains[%d]", i), "%q is not a domain name such as example.com", d)
+		}
+		if _, err := canon.NormalizeHost(h); err != nil {
+			return s, fieldErr(fmt.Sprintf("allowed_domains[%d]", i), "%q is not a domain name: %v", d, err)
+		}
+	}
+	if !canon.InScope(u, s.AllowedDomains) {
+		return s, fieldErr("allowed_domains", "the start URL's host %s is not in %v", u.Hostname(), s.AllowedDomains)
+	}
+	for name, list := range map[string][]string{"include": s.Include, "exclude": s.Exclude} {
+		if len(list) > maxPatterns {
+			return s, fieldErr(name, "%d patterns, at most %d", len(list), maxPatterns)
+		}
+		for i, p := range list {
+			if _, err := regexp.Compile(p); err != nil {
+				return s, fieldErr(fmt.Sprintf("%s[%d]", name, i), "%q is not a valid regular expression: %v", p, err)
+			}
+		}
+	}
+	if len(s.Tags) > maxTags {
+		return s, fieldErr("tags", "%d tags, at most %d", len(s.Tags), maxTags)
+	}
+	for i, t := range s.Tags {
+		if strings.TrimSpace(t) == "" || len(t) > 128 {
+			return s, fieldErr(fmt.Sprintf("tags[%d]", i), "tags must be 1..128 bytes")
+		}
+	}
+	if s.RespectRobots == nil {
+		t := true
+		s.RespectRobots = &t
+	}
+	if s.UseSitemap == nil {
+		t := true
+		s.UseSitemap = &t
+	}
+	return s, nil
+}
+
+// Depth is the normalised max_depth.
+func (s Spec) Depth() int {
+	if s.MaxDepth == nil {
+		return DefaultMaxDepth
+	}
+	return *s.MaxDepth
+}
+
+// Robots reports whether robots.txt is obeyed.
+func (s Spec) Robots() bool { return s.RespectRobots == nil || *s.RespectRobots }
+
+// Sitemap reports whether sitemaps seed the frontier.
+func (s Spec) Sitemap() bool { return s.UseSitemap == nil || *s.UseSitemap }
+
+func decodeSpec(raw json.RawMessage) (Spec, error) {
+	var s Spec
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, fmt.Errorf("decode job spec: %w", err)
+	}
+	return s, nil
+}
+
+// filters is a Spec compiled for link decisions.
+type filters struct {
+	domains []string
+	include []*regexp.Regexp
+	exclude []*regexp.Regexp
+}
+
+func compileFilters(s Spec) (*filters, error) {
+	f := &filters{domains: s.AllowedDomains}
+	for _, p := range s.Include {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("include %q: %w", p, err)
+		}
+		f.include = append(f.include, re)
+	}
+	for _, p := range s.Exclude {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("exclude %q: %w", p, err)
+		}
+		f.exclude = append(f.exclude, re)
+	}
+	return f, nil
+}
+
+// Filter reasons: why a discovered link was not queued.
+const (
+	FilterOutOfScope  = "out_of_scope"
+	FilterExcluded    = "excluded"
+	FilterNotIncluded = "not_included"
+	FilterBlocked     = "blocked"
+	FilterSSRF        = "ssrf"
+	FilterDepth       = "max_depth"
+	FilterNoFollow    = "nofollow"
+	FilterInvalid     = "invalid_url"
+)
+
+// check returns "" when the canonical URL may be queued, else the reason.
+func (f *filters) check(u *url.URL, canonical string) string {
+	if !canon.InScope(u, f.domains) {
+		return FilterOutOfScope
+	}
+	for _, re := range f.exclude {
+		if re.MatchString(canonical) {
+			return FilterExcluded
+		}
+	}
+	if len(f.include) > 0 {
+		ok := false
+		for _, re := range f.include {
+			if re.MatchString(canonical) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return FilterNotIncluded
+		}
+	}
+	return ""
+}

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/store"
+)
+
+// Frontier reasons of done URLs.
+const (
+	DoneStored    = "stored"
+	DoneUnchanged = "unchanged"
+	DoneDeleted   = "deleted" // 404/410 on recrawl: the stored document was removed
+	DoneEmpty     = "empty"
+	DoneNoIndex   = "noindex"
+)
+
+// Frontier reasons of skipped URLs (besides fetch.Reason*).
+const (
+	SkipRedirect           = "redirect" // the target was queued instead
+	SkipRedirectOutOfScope = "redirect_out_of_scope"
+	SkipBlocked            = "blocked"
+	SkipSSRF               = "ssrf"
+)
+
+// Frontier reasons of failed URLs (besides "http_<status>").
+const (
+	FailTimeout = "timeout"
+	FailNetwork = "network"
+	FailExtract = "extract"
+	FailEmbed   = "embed"
+	FailStore   = "store"
+)
+
+// progress is the part of a job's counters that the frontier cannot tell:
+// saved in crawl_jobs.counters by the heartbeat, restored on resume.
+type progress struct {
+	Seeded      bool             `json:"seeded"`
+	Owner       string           `json:"owner,omitempty"` // the owner that ran the job last
+	Filtered    map[string]int64 `json:"filtered"`
+	Bytes       int64            `json:"bytes"`
+	Chunks      int64            `json:"chunks"`
+	SitemapURLs int64            `json:"sitemap_urls"`
+	Stages      StageTimes       `json:"stage_ms"`
+	ActiveMS    int64            `json:"active_ms"` // time spent running, across resumes
+}
+
+// StageTimes are summed per-page milliseconds in each stage.
+type StageTimes struct {
+	Fetch   float64 `json:"fetch"`
+	Extract float64 `json:"extract"`
+	Chunk   float64 `json:"chunk"`
+	Embed   float64 `json:"embed"`
+	Store   float64 `json:"store"`
+}
+
+// Counters of a job. Fetched, Stored, Unchanged, Deleted, Failed and Skipped
+// are exact (from the frontier table); Filtered, Bytes and Chunks are saved
+// by the job's owner every few seconds.
+type Counters struct {
+	Discovered int64            `json:"discovered"`
+	Queued     int64            `json:"queued"`
+	InFlight   int64            `json:"in_flight"`
+	Fetched    int64            `json:"fetched"`
+	Stored     int64            `json:"stored"`
+	Unchanged  int64            `json:"unchanged"`
+	Deleted    int64            `json:"deleted"`
+	Empty      int64            `json:"empty"`
+	Failed     int64            `json:"failed"`
+	FailedBy   map[string]int64 `json:"failed_by_reason"`
+	Skipped    map[string]int64 `json:"skipped"`
+	Filtered   map[string]int64 `json:"filtered_links"`
+	Chunks     int64            `json:"chunks"`
+	Bytes      int64            `json:"bytes"`
+	Sitemap    int64            `json:"sitemap_urls"`
+}
+
+// Rates are per second of the job's running time.
+type Rates struct {
+	PagesPerSec  float64 `json:"pages_per_sec"`  // fetched
+	StoredPerSec float64 `json:"stored_per_sec"` // stored
+	ChunksPerSec float64 `json:"chunks_per_sec"`
+}
+
+// Status is a job as GET /api/v1/crawls/{id} shows it.
+type Status struct {
+	ID         string          `json:"id"`
+	Status     store.JobStatus `json:"status"`
+	URL        string          `json:"url"`
+	Spec       Spec            `json:"spec"`
+	Counters   Counters        `json:"counters"`
+	Stages     StageTimes      `json:"stage_ms"`
+	Rates      Rates           `json:"rates"`
+	CreatedAt  time.Time       `json:"created_at"`
+	StartedAt  *time.Time      `json:"started_at,omitempty"`
+	FinishedAt *time.Time      `json:"finished_at,omitempty"`
+	RunningMS  int64           `json:"running_ms"`
+	LastErrors []string        `json:"last_errors"`
+}
+
+// fetchedReasons are the skip and failure reasons of pages that got an HTTP answer.
+func fetchedReason(state store.FrontierState, reason string) bool {
+	switch state {
+	case store.FrontierDone:
+		return true
+	case store.FrontierSkipped:
+		return reason == "content_type" || reason == "too_large" || reason == SkipRedirect || reason == SkipRedirectOutOfScope
+	case store.FrontierFailed:
+		return strings.HasPrefix(reason, "http_") || reason == FailExtract || reason == FailEmbed || reason == FailStore
+	}
+	return false
+}
+
+// frontierReasons counts a job's frontier rows by state and reason.
+// TODO(store): a typed store method; pkg/store has only FrontierCounts by state.
+func frontierReasons(ctx context.Context, st *store.Store, jobID string) (map[store.FrontierState]map[string]int64, error) {
+	rows, err := st.DB().QueryContext(ctx,
+		"SELECT state, reason, COUNT(*) FROM crawl_frontier WHERE job_id = ? GROUP BY state, reason", jobID)
+	if err != nil {
+		return nil, fmt.Errorf("count frontier of job %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	out := map[store.FrontierState]map[string]int64{}
+	for rows.Next() {
+		var state, reason string
+		var n int64
+		if err := rows.Scan(&state, &reason, &n); err != nil {
+			return nil, fmt.Errorf("count frontier of job %s: %w", jobID, err)
+		}
+		s := store.FrontierState(state)
+		if out[s] == nil {
+			out[s] = map[string]int64{}
+		}
+		out[s][reason] += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count frontier of job %s: %w", jobID, err)
+	}
+	return out, nil
+}
+
+// buildStatus combines the job row, its saved progress and the frontier counts.
+func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[string]int64) (Status, error) {
+	spec, err := decodeSpec(job.Spec)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{
+		ID: job.ID, Status: job.Status, URL: spec.URL, Spec: spec, Stages: prog.Stages,
+		CreatedAt: job.CreatedAt, LastErrors: job.LastErrors, RunningMS: prog.ActiveMS,
+	}
+	if st.LastErrors == nil {
+		st.LastErrors = []string{}
+	}
+	if !job.StartedAt.IsZero() {
+		t := job.StartedAt
+		st.StartedAt = &t
+	}
+	if !job.FinishedAt.IsZero() {
+		t := job.FinishedAt
+		st.FinishedAt = &t
+	}
+	c := Counters{
+		FailedBy: map[string]int64{}, Skipped: map[string]int64{}, Filtered: map[string]int64{},
+		Chunks: prog.Chunks, Bytes: prog.Bytes, Sitemap: prog.SitemapURLs,
+	}
+	for k, v := range prog.Filtered {
+		c.Filtered[k] = v
+	}
+	for state, reasons := range fr {
+		for reason, n := range reasons {
+			c.Discovered += n
+			if fetchedReason(state, reason) {
+				c.Fetched += n
+			}
+			switch state {
+			case store.FrontierQueued:
+				c.Queued += n
+			case store.FrontierClaimed:
+				c.InFlight += n
+			case store.FrontierDone:
+				switch reason {
+				case DoneUnchanged:
+					c.Unchanged += n
+				case DoneDeleted:
+					c.Deleted += n
+				case DoneEmpty, DoneNoIndex:
+					c.Empty += n
+				default:
+					c.Stored += n
+				}
+			case store.FrontierFailed:
+				c.Failed += n
+				c.FailedBy[reason] += n
+			case store.FrontierSkipped:
+				c.Skipped[reason] += n
+			}
+		}
+	}
+	st.Counters = c
+	if secs := float64(prog.ActiveMS) / 1000; secs > 0 {
+		st.Rates = Rates{
+			PagesPerSec:  round2(float64(c.Fetched) / secs),
+			StoredPerSec: round2(float64(c.Stored) / secs),
+			ChunksPerSec: round2(float64(c.Chunks) / secs),
+		}
+	}
+	return st, nil
+}
+
+func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+func loadProgress(raw json.RawMessage) progress {
+	var p progress
+	_ = json.Unmarshal(raw, &p) // a job not started yet has "{}"
+	if p.Filtered == nil {
+		p.Filtered = map[string]int64{}
+	}
+	return p
+}

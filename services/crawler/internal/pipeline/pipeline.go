@@ -1,0 +1,270 @@
+// Package pipeline turns a fetched page into a stored document: extract the
+// main text (htmltext), split it into token-sized chunks, embed the chunks in
+// batches, and upsert document, chunks and the kg outbox payload in one
+// MariaDB transaction (store.UpsertDocument). Pages whose extracted content
+// has not changed since they were stored are recognised by a content hash and
+// skipped before the expensive embedding step.
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/embed"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/htmltext"
+)
+
+// Piece is one chunk of a page's text, as a Splitter cuts it.
+type Piece struct {
+	Text        string
+	Tokens      int
+	Start, End  int // byte offsets into htmltext.Page.Text
+	HeadingPath []string
+}
+
+// Splitter cuts a page's text into chunks.
+type Splitter interface {
+	Split(page *htmltext.Page) ([]Piece, error)
+}
+
+// Outcome says what Index did with a page.
+type Outcome string
+
+// Outcomes of Index.
+const (
+	Stored    Outcome = "stored"    // inserted or replaced
+	Unchanged Outcome = "unchanged" // same content as the stored version
+	Empty     Outcome = "empty"     // no text to index
+	NoIndex   Outcome = "noindex"   // the page asks not to be indexed
+)
+
+// Stage timings of one page.
+type Timings struct {
+	Extract, Chunk, Embed, Store time.Duration
+}
+
+// Result is what Index did.
+type Result struct {
+	Outcome  Outcome
+	Document store.Document
+	Chunks   int
+	Timings  Timings
+}
+
+// Pipeline indexes pages. It is safe for concurrent use.
+type Pipeline struct {
+	st       *store.Store
+	embedder embed.Embedder
+	splitter Splitter
+	// variant is mixed into the content hash: a page is re-indexed when the
+	// chunking settings or the model change, even if its text did not.
+	variant  string
+	maxLinks int
+}
+
+// New returns a Pipeline; variant names the chunking settings (e.g. "256/32").
+func New(st *store.Store, e embed.Embedder, s Splitter, variant string) *Pipeline {
+	return &Pipeline{st: st, embedder: e, splitter: s, variant: e.Info().Name + "/" + variant, maxLinks: 1000}
+}
+
+// ErrEmbed wraps embedding failures; ErrStore wraps store failures.
+var (
+	ErrEmbed = errors.New("embed chunks")
+	ErrStore = errors.New("store document")
+)
+
+// Extract runs the main-text extraction on a fetched body.
+func Extract(pageURL *url.URL, contentType string, body []byte, hdr http.Header) (*htmltext.Page, time.Duration, error) {
+	start := time.Now()
+	p, err := htmltext.Extract(body, pageURL, contentType, hdr)
+	return p, time.Since(start), err
+}
+
+// ContentHash is the hash that decides whether a page changed.
+func (p *Pipeline) ContentHash(page *htmltext.Page) string {
+	h := sha256.New()
+	h.Write([]byte(p.variant))
+	h.Write([]byte{0})
+	h.Write([]byte(page.Title))
+	h.Write([]byte{0})
+	h.Write([]byte(page.Text))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Page is an extracted page with what the store keeps about its fetch.
+type Page struct {
+	URL          string // canonical URL: the document's identity
+	Extracted    *htmltext.Page
+	ETag         string
+	LastModified string
+	FetchedAt    time.Time
+	Tags         []string
+	// Previous is the stored version, nil when the page is new.
+	Previous *store.Document
+}
+
+// Index chunks, embeds and stores a page, unless its content is unchanged.
+func (p *Pipeline) Index(ctx context.Context, in Page) (Result, error) {
+	var res Result
+	page := in.Extracted
+	if page.Robots.NoIndex {
+		res.Outcome = NoIndex
+		return res, nil
+	}
+	if strings.TrimSpace(page.Text) == "" {
+		res.Outcome = Empty
+		return res, nil
+	}
+	hash := p.ContentHash(page)
+	if in.Previous != nil && in.Previous.ContentHash == hash && in.Previous.ChunkCount > 0 {
+		res.Outcome = Unchanged
+		res.Document = *in.Previous
+		res.Chunks = in.Previous.ChunkCount
+		return res, nil
+	}
+
+	t := time.Now()
+	pieces, err := p.splitter.Split(page)
+	res.Timings.Chunk = time.Since(t)
+	if err != nil {
+		return res, fmt.Errorf("chunk %s: %w", in.URL, err)
+	}
+	if len(pieces) == 0 {
+		res.Outcome = Empty
+		return res, nil
+	}
+
+	t = time.Now()
+	texts := make([]string, len(pieces))
+	for i, pc := range pieces {
+		texts[i] = embedText(page.Title, pc)
+	}
+	vecs, err := p.embedder.Embed(ctx, texts)
+	res.Timings.Embed = time.Since(t)
+	if err != nil {
+		return res, fmt.Errorf("%w of %s: %w", ErrEmbed, in.URL, err)
+	}
+	if len(vecs) != len(pieces) {
+		return res, fmt.Errorf("%w of %s: got %d vectors for %d chunks", ErrEmbed, in.URL, len(vecs), len(pieces))
+	}
+
+	doc := &store.Document{
+		URL:          in.URL,
+		Title:        clip(page.Title, 1000),
+		Lang:         clip(page.Language, 16),
+		ContentHash:  hash,
+		ETag:         clip(in.ETag, 512),
+		LastModified: clip(in.LastModified, 64),
+		PublishedAt:  firstTime(page.Published, page.Modified),
+		FetchedAt:    in.FetchedAt,
+		Tags:         in.Tags,
+	}
+	for _, h := range page.Headings {
+		doc.Headings = append(doc.Headings, h.Text)
+	}
+	chunks := make([]store.Chunk, len(pieces))
+	for i, pc := range pieces {
+		chunks[i] = store.Chunk{
+			Text: pc.Text, TokenCount: pc.Tokens, StartOffset: pc.Start, EndOffset: pc.End,
+			HeadingPath: pc.HeadingPath, Embedding: vecs[i],
+		}
+	}
+	payload, err := json.Marshal(p.kgDocument(in.URL, doc, page, pieces))
+	if err != nil {
+		return res, fmt.Errorf("encode kg payload of %s: %w", in.URL, err)
+	}
+
+	t = time.Now()
+	// The store write is not abandoned half way by a cancelled crawl: a page that
+	// got this far is stored, so a resumed job need not fetch it again.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if _, err := p.st.UpsertDocument(wctx, doc, chunks, payload); err != nil {
+		res.Timings.Store = time.Since(t)
+		return res, fmt.Errorf("%w %s: %w", ErrStore, in.URL, err)
+	}
+	res.Timings.Store = time.Since(t)
+	res.Outcome = Stored
+	res.Document = *doc
+	res.Chunks = len(chunks)
+	return res, nil
+}
+
+// embedText is what the model sees for a chunk: the page title and heading
+// path give a chunk the context its own words may lack.
+func embedText(title string, pc Piece) string {
+	var b strings.Builder
+	path := pc.HeadingPath
+	if title != "" && (len(path) == 0 || path[0] != title) {
+		b.WriteString(title)
+		if len(path) > 0 {
+			b.WriteString(" > ")
+		}
+	}
+	b.WriteString(strings.Join(path, " > "))
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString(pc.Text)
+	return b.String()
+}
+
+// kgDocument is the outbox payload: what the kg service ingests.
+func (p *Pipeline) kgDocument(canonicalURL string, doc *store.Document, page *htmltext.Page, pieces []Piece) kgapi.Document {
+	id := store.DocumentID(canonicalURL)
+	out := kgapi.Document{ID: id, URL: canonicalURL, Title: doc.Title, Headings: doc.Headings}
+	for i, pc := range pieces {
+		c := kgapi.Chunk{
+			ID:          strconv.FormatInt(store.ChunkID(id, i), 10),
+			Ordinal:     i,
+			Text:        pc.Text,
+			HeadingPath: pc.HeadingPath,
+		}
+		for _, code := range page.Code {
+			if strings.Contains(pc.Text, code) {
+				c.CodeSpans = append(c.CodeSpans, code)
+			}
+		}
+		out.Chunks = append(out.Chunks, c)
+	}
+	for _, l := range page.Links {
+		if len(out.Links) >= p.maxLinks {
+			break
+		}
+		out.Links = append(out.Links, kgapi.Link{URL: l.URL, Anchor: clip(l.Text, 300)})
+	}
+	return out
+}
+
+func firstTime(ts ...time.Time) time.Time {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// clip cuts s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
