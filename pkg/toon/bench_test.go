@@ -3,10 +3,19 @@ package toon_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/toon"
 	"github.com/kgsearch/kgsearch/pkg/toon/sample"
 )
+
+// reportCPU adds the process CPU time per operation as cpu-ns/op.
+func reportCPU(b *testing.B, start time.Duration) {
+	if start == 0 || b.N == 0 {
+		return
+	}
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+}
 
 type benchCase struct {
 	name string
@@ -35,20 +44,24 @@ func BenchmarkMarshal(b *testing.B) {
 		b.Run(c.name+"/toon", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tb)))
+			start := processCPU()
 			for b.Loop() {
 				if _, err := toon.Marshal(c.val); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 		b.Run(c.name+"/json", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(jb)))
+			start := processCPU()
 			for b.Loop() {
 				if _, err := json.Marshal(c.val); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -66,20 +79,24 @@ func BenchmarkUnmarshal(b *testing.B) {
 		b.Run(c.name+"/toon", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tb)))
+			start := processCPU()
 			for b.Loop() {
 				if err := toon.Unmarshal(tb, c.into()); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 		b.Run(c.name+"/json", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(jb)))
+			start := processCPU()
 			for b.Loop() {
 				if err := json.Unmarshal(jb, c.into()); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -94,11 +111,13 @@ func BenchmarkFromJSON(b *testing.B) {
 		b.Run(c.name+"/toon", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(jb)))
+			start := processCPU()
 			for b.Loop() {
 				if _, err := toon.FromJSON(jb); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -113,11 +132,13 @@ func BenchmarkToJSON(b *testing.B) {
 		b.Run(c.name+"/toon", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tb)))
+			start := processCPU()
 			for b.Loop() {
 				if _, err := toon.ToJSON(tb); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }

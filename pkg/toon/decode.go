@@ -637,22 +637,28 @@ func (p *parser) parseArray(h *header, ln *line, itemDepth int) (node, error) {
 }
 
 func (p *parser) parseInline(h *header, ln *line) (node, error) {
-	mark := len(p.a.stack)
-	if err := p.splitCells(ln, h.inline, h.inlineCol, h.delim); err != nil {
-		p.a.stack = p.a.stack[:mark]
+	// A value needs at least one byte or delimiter, which bounds the
+	// preallocation for absurd declared lengths.
+	capVals := min(h.n, len(h.inline)+1)
+	vals, got, err := p.splitInto(ln, h.inline, h.inlineCol, h.delim, p.a.alloc(capVals), nil)
+	if err != nil {
 		return node{}, err
 	}
-	got := len(p.a.stack) - mark
 	if got != h.n && p.cfg.strict {
-		p.a.stack = p.a.stack[:mark]
 		return node{}, p.errf(ln, 0, "inline array has %d values, header declares %d", got, h.n)
 	}
-	return node{kind: kArray, kids: p.a.popTo(mark), line: ln.num}, nil
+	if got == 0 {
+		vals = []node{}
+	}
+	return node{kind: kArray, kids: vals[:got], line: ln.num}, nil
 }
 
-// splitCells splits text on the active delimiter outside quotes and pushes
-// one primitive per cell.
-func (p *parser) splitCells(ln *line, text string, col int, delim byte) error {
+// splitInto splits text on the active delimiter outside quotes and stores
+// one primitive per cell into dst, growing it when there are more cells
+// than its length. With fields, cell k gets the key of field k. It returns
+// dst and the number of cells.
+func (p *parser) splitInto(ln *line, text string, col int, delim byte, dst, fields []node) ([]node, int, error) {
+	k := 0
 	start := 0
 	for {
 		j := start
@@ -685,11 +691,20 @@ func (p *parser) splitCells(ln *line, text string, col int, delim byte) error {
 		}
 		v, err := p.parsePrimitive(tok, ln, col+start+lead)
 		if err != nil {
-			return err
+			return dst, k, err
 		}
-		p.a.push(v)
+		if k < len(fields) {
+			v.key = fields[k].key
+			v.flags |= fields[k].flags
+		}
+		if k < len(dst) {
+			dst[k] = v
+		} else {
+			dst = append(dst, v)
+		}
+		k++
 		if j >= len(text) {
-			return nil
+			return dst, k, nil
 		}
 		start = j + 1
 	}
@@ -722,12 +737,12 @@ func isRow(text string, delim byte) bool {
 }
 
 func (p *parser) parseRows(h *header, ln *line, rowDepth int) (node, error) {
-	mark := len(p.a.stack)
-	fail := func(err error) (node, error) {
-		p.a.stack = p.a.stack[:mark]
-		return node{}, err
-	}
 	nf := len(h.fields)
+	// Rows go straight into an arena slice sized by the declared length,
+	// bounded by the lines left so that a huge [N] cannot exhaust memory.
+	capRows := min(h.n, len(p.lines)-p.pos)
+	rows := p.a.alloc(capRows)
+	count := 0
 	for {
 		i, blank := p.nextContent()
 		if i >= len(p.lines) {
@@ -737,38 +752,38 @@ func (p *parser) parseRows(h *header, ln *line, rowDepth int) (node, error) {
 		if int(r.depth) != rowDepth || !isRow(r.text, h.delim) {
 			break
 		}
-		if blank >= 0 && p.cfg.strict && len(p.a.stack) > mark {
-			return fail(p.errf(&p.lines[blank], 0, "blank line inside tabular array %q (header on line %d)", h.key, ln.num))
+		if blank >= 0 && p.cfg.strict && count > 0 {
+			return node{}, p.errf(&p.lines[blank], 0, "blank line inside tabular array %q (header on line %d)", h.key, ln.num)
 		}
 		p.pos = i + 1
-		cm := len(p.a.stack)
-		if err := p.splitCells(r, r.text, 0, h.delim); err != nil {
-			return fail(err)
+		obj, got, err := p.splitInto(r, r.text, 0, h.delim, p.a.alloc(nf), h.fields)
+		if err != nil {
+			return node{}, err
 		}
-		got := len(p.a.stack) - cm
-		if got != nf && p.cfg.strict {
-			return fail(p.errf(r, 0, "tabular row has %d values, header declares %d", got, nf))
+		if got != nf {
+			if p.cfg.strict {
+				return node{}, p.errf(r, 0, "tabular row has %d values, header declares %d", got, nf)
+			}
+			obj = obj[:min(got, nf)]
 		}
-		cells := p.a.stack[cm:]
-		k := min(got, nf)
-		obj := p.a.alloc(k)
-		for c := 0; c < k; c++ {
-			obj[c] = cells[c]
-			obj[c].key = h.fields[c].key
-			obj[c].flags |= h.fields[c].flags
-		}
-		clear(p.a.stack[cm:])
-		p.a.stack = p.a.stack[:cm]
 		if h.dupFields {
 			obj = dedupeLastWins(obj)
 		}
-		p.a.push(node{kind: kObject, kids: obj, line: r.num})
+		row := node{kind: kObject, kids: obj, line: r.num}
+		if count < len(rows) {
+			rows[count] = row
+		} else {
+			rows = append(rows, row)
+		}
+		count++
 	}
-	got := len(p.a.stack) - mark
-	if got != h.n && p.cfg.strict {
-		return fail(p.errf(ln, 0, "tabular array has %d rows, header declares %d", got, h.n))
+	if count != h.n && p.cfg.strict {
+		return node{}, p.errf(ln, 0, "tabular array has %d rows, header declares %d", count, h.n)
 	}
-	return node{kind: kArray, kids: p.a.popTo(mark), line: ln.num}, nil
+	if count == 0 {
+		rows = []node{}
+	}
+	return node{kind: kArray, kids: rows[:count], line: ln.num}, nil
 }
 
 func (p *parser) parseItems(h *header, ln *line, itemDepth int) (node, error) {
