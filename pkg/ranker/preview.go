@@ -28,12 +28,15 @@ func Preview(text string, terms []string, maxChars int) (snippet string, start, 
 	if len(sents) == 0 {
 		return "", 0, 0
 	}
-	want := map[string]struct{}{}
+	want := wantSet{set: map[string]struct{}{}}
+	var stems []string
 	for _, t := range terms {
 		for _, w := range Terms(t) {
-			want[w] = struct{}{}
+			want.set[w] = struct{}{}
+			stems = append(stems, w)
 		}
 	}
+	want.filter = newPrefixFilter(stems)
 	scores := make([]int, len(sents))
 	best := 0
 	for i, s := range sents {
@@ -119,14 +122,14 @@ func sentences(text string) []span {
 }
 
 // matchCount is the number of distinct wanted terms among the words of s.
-func matchCount(s string, want map[string]struct{}) int {
-	if len(want) == 0 {
+func matchCount(s string, want wantSet) int {
+	if len(want.set) == 0 {
 		return 0
 	}
 	var got []string // distinct matches; queries have few terms, so a slice beats a map
 	eachWord(s, func(w string, _ int) bool {
-		t := stem(w)
-		if _, ok := want[t]; !ok {
+		t, ok := want.has(w)
+		if !ok {
 			return true
 		}
 		for _, g := range got {
@@ -142,7 +145,7 @@ func matchCount(s string, want map[string]struct{}) int {
 
 // cutAround returns a window of at most maxChars runes inside sentence s that starts up
 // to a third of the budget before the first wanted word, with both ends on whitespace.
-func cutAround(text string, s span, want map[string]struct{}, maxChars int) (int, int) {
+func cutAround(text string, s span, want wantSet, maxChars int) (int, int) {
 	first := s.start
 	if pos := firstMatch(text[s.start:s.end], want); pos >= 0 {
 		first = s.start + pos
@@ -191,10 +194,10 @@ func cutAround(text string, s span, want map[string]struct{}, maxChars int) (int
 }
 
 // firstMatch returns the byte offset in s of the first word whose stem is wanted, or -1.
-func firstMatch(s string, want map[string]struct{}) int {
+func firstMatch(s string, want wantSet) int {
 	pos := -1
 	eachWord(s, func(w string, at int) bool {
-		if _, ok := want[stem(w)]; ok {
+		if _, ok := want.has(w); ok {
 			pos = at
 			return false
 		}
@@ -209,4 +212,21 @@ func collapseSpace(s string) string {
 		return s
 	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// wantSet is the set of wanted stems with a prefix filter that skips stemming words
+// that cannot match.
+type wantSet struct {
+	set    map[string]struct{}
+	filter prefixFilter
+}
+
+// has returns the stem of the lowercase word w and whether it is wanted.
+func (ws wantSet) has(w string) (string, bool) {
+	if len(ws.set) == 0 || !ws.filter.may(w) {
+		return "", false
+	}
+	t := stem(w)
+	_, ok := ws.set[t]
+	return t, ok
 }

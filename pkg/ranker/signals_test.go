@@ -165,3 +165,23 @@ func TestTerms(t *testing.T) {
 		}
 	}
 }
+
+func TestStopwordLengthBound(t *testing.T) {
+	// isStopword skips the lookup for words longer than maxStopwordLen.
+	for w := range stopwords {
+		if len(w) > maxStopwordLen {
+			t.Errorf("stopword %q has %d bytes, more than maxStopwordLen %d", w, len(w), maxStopwordLen)
+		}
+	}
+}
+
+func TestPrefixFilterNeverHidesAMatch(t *testing.T) {
+	// Every word must keep its first two bytes when stemmed, or the filter would
+	// drop words that stem to a wanted stem.
+	for _, w := range []string{"queries", "passes", "running", "indexed", "ties", "uses", "created", "abed", "eyes", "c++", "été", "naïve"} {
+		s := stem(w)
+		if !newPrefixFilter([]string{s}).may(w) {
+			t.Errorf("filter built from stem(%q) = %q rejects %q", w, s, w)
+		}
+	}
+}

@@ -90,14 +90,66 @@ type token struct {
 	stop bool
 }
 
-// appendTokens appends the tokens of s to dst.
-func appendTokens(dst []token, s string) []token {
+// appendTokens appends the tokens of s to dst. Words that cannot stem to anything the
+// filter wants get an empty stem (which equals no query stem); a nil filter keeps all.
+func appendTokens(dst []token, s string, pf prefixFilter) []token {
 	eachWord(s, func(w string, _ int) bool {
-		_, stop := stopwords[w]
-		dst = append(dst, token{stem: stem(w), stop: stop})
+		t := token{stop: isStopword(w)}
+		if pf == nil || pf.may(w) {
+			t.stem = stem(w)
+		}
+		dst = append(dst, t)
 		return true
 	})
 	return dst
+}
+
+// maxStopwordLen is the length of the longest stopword; longer words skip the lookup.
+const maxStopwordLen = 6
+
+func isStopword(w string) bool {
+	if len(w) > maxStopwordLen {
+		return false
+	}
+	_, ok := stopwords[w]
+	return ok
+}
+
+// prefixFilter holds the first two bytes of the stems a matcher looks for. stem keeps
+// the first two bytes of every word of two or more bytes, so a word whose first two
+// bytes are not in the filter cannot stem to a wanted stem and need not be stemmed.
+type prefixFilter []uint16
+
+func newPrefixFilter(stems []string) prefixFilter {
+	pf := prefixFilter{}
+	for _, s := range stems {
+		if len(s) < 2 {
+			continue // one-byte stems come only from one-byte words, which may() passes
+		}
+		k := uint16(s[0])<<8 | uint16(s[1])
+		dup := false
+		for _, x := range pf {
+			dup = dup || x == k
+		}
+		if !dup {
+			pf = append(pf, k)
+		}
+	}
+	return pf
+}
+
+// may reports whether w could stem to one of the filter's stems.
+func (pf prefixFilter) may(w string) bool {
+	if len(w) < 2 {
+		return true
+	}
+	k := uint16(w[0])<<8 | uint16(w[1])
+	for _, x := range pf {
+		if x == k {
+			return true
+		}
+	}
+	return false
 }
 
 // stem is a deliberately light English stemmer: it folds plurals and the commonest
@@ -165,7 +217,7 @@ func Terms(s string) []string {
 	out := make([]string, 0, len(ws))
 	seen := make(map[string]struct{}, len(ws))
 	for _, w := range ws {
-		if _, stop := stopwords[w]; stop {
+		if isStopword(w) {
 			continue
 		}
 		t := stem(w)

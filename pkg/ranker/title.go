@@ -6,20 +6,21 @@ type titleQuery struct {
 	terms    []string   // Terms(query): stopwords removed, stemmed, unique
 	content  []string   // stems of the query's content words, in order
 	entities [][]string // stems of each query entity's words (stopwords kept), unique
+	filter   prefixFilter // first bytes of every stem in terms, content and entities
 	buf      []token
 	cache    map[string]float64
 }
 
 func newTitleQuery(q Query) *titleQuery {
 	tq := &titleQuery{terms: Terms(q.Text), cache: map[string]float64{}}
-	for _, t := range appendTokens(nil, q.Text) {
+	for _, t := range appendTokens(nil, q.Text, nil) {
 		if !t.stop {
 			tq.content = append(tq.content, t.stem)
 		}
 	}
 	seen := map[string]struct{}{}
 	for _, e := range q.Entities {
-		toks := appendTokens(nil, e)
+		toks := appendTokens(nil, e, nil)
 		if len(toks) == 0 {
 			continue
 		}
@@ -35,6 +36,11 @@ func newTitleQuery(q Query) *titleQuery {
 		seen[key] = struct{}{}
 		tq.entities = append(tq.entities, seq)
 	}
+	all := append(append([]string{}, tq.terms...), tq.content...)
+	for _, e := range tq.entities {
+		all = append(all, e...)
+	}
+	tq.filter = newPrefixFilter(all)
 	return tq
 }
 
@@ -76,7 +82,7 @@ func (tq *titleQuery) match(title string) float64 {
 	if title == "" {
 		return 0
 	}
-	toks := appendTokens(tq.buf[:0], title)
+	toks := appendTokens(tq.buf[:0], title, tq.filter)
 	tq.buf = toks
 	if len(tq.content) > 0 && containsSeq(toks, tq.content, true) {
 		return 1
