@@ -86,7 +86,7 @@ func (p *parser) insertPath(obj []node, segs []string, val node, prefix string) 
 		}
 		have := &obj[idx]
 		if have.kind == kObject && val.kind == kObject {
-			kids := append([]node(nil), have.kids...)
+			kids := have.kids
 			for i := range val.kids {
 				var err error
 				kids, err = p.insertPath(kids, []string{val.kids[i].key}, val.kids[i], path)
@@ -112,8 +112,7 @@ func (p *parser) insertPath(obj []node, segs []string, val node, prefix string) 
 		}
 		obj[idx] = node{kind: kObject, key: key, kids: []node{}, line: val.line}
 	}
-	kids := append([]node(nil), obj[idx].kids...)
-	kids, err := p.insertPath(kids, segs[1:], val, path)
+	kids, err := p.insertPath(obj[idx].kids, segs[1:], val, path)
 	if err != nil {
 		return nil, err
 	}
