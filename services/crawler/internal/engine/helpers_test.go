@@ -182,7 +182,8 @@ func waitJob(t testing.TB, e *Engine, id string, timeout time.Duration) Status {
 		if err != nil {
 			t.Fatalf("job status: %v", err)
 		}
-		if st.Status.Terminal() {
+		// A cancelled job is terminal at once; its owner sets finished_at when it stopped.
+		if st.Status.Terminal() && st.FinishedAt != nil {
 			return st
 		}
 		if time.Now().After(deadline) {
