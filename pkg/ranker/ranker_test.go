@@ -2,6 +2,7 @@ package ranker
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -470,5 +471,31 @@ func TestRankDoesNotModifyInput(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, cands); diff != "" {
 		t.Errorf("candidates changed (-before +after):\n%s", diff)
+	}
+}
+
+func TestRankConcurrent(t *testing.T) {
+	r := newTestRanker(t, Options{PreviewChars: 80})
+	want, err := r.Rank(Request{Query: Query{Text: "sqlite connection"}}, threeCandidates())
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan string, 4)
+	for range 4 {
+		go func() {
+			for range 50 {
+				got, err := r.Rank(Request{Query: Query{Text: "sqlite connection"}}, threeCandidates())
+				if err != nil || cmp.Diff(summarize(want), summarize(got)) != "" {
+					errs <- fmt.Sprintf("concurrent Rank differs: %v", err)
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
 	}
 }

@@ -3,9 +3,9 @@ package ranker
 // titleQuery holds the query in the normalised forms the title signal compares, and a
 // per-call cache: chunks of one document share their title and headings.
 type titleQuery struct {
-	terms    []string   // Terms(query): stopwords removed, stemmed, unique
-	content  []string   // stems of the query's content words, in order
-	entities [][]string // stems of each query entity's words (stopwords kept), unique
+	terms    []string     // Terms(query): stopwords removed, stemmed, unique
+	content  []string     // stems of the query's content words, in order
+	entities [][]string   // stems of each query entity's words (stopwords kept), unique
 	filter   prefixFilter // first bytes of every stem in terms, content and entities
 	buf      []token
 	cache    map[string]float64

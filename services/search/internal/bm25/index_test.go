@@ -3,6 +3,7 @@ package bm25
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -567,4 +568,46 @@ func TestScoringModelIsBM25(t *testing.T) {
 	if expl := res.Hits[0].Expl.String(); !strings.Contains(expl, "as per bm25 model") || !strings.Contains(expl, "k1=1.2") {
 		t.Errorf("explanation does not show BM25 scoring:\n%s", expl)
 	}
+}
+
+func TestConcurrentSearchApplyRebuild(t *testing.T) {
+	ctx := context.Background()
+	ix := openTest(t)
+	apply(t, ix, upsertDoc(1, "seed", Chunk{ID: "seed", Text: "lorem ipsum"}))
+	done := make(chan struct{})
+	errs := make(chan error, 8)
+	for range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := ix.Search(ctx, "lorem", 10, Filter{}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		id := fmt.Sprintf("d%d", i)
+		if err := ix.Apply(ctx, []Op{upsertDoc(int64(i+2), id, Chunk{ID: id, Text: "lorem dolor"})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Rebuild(ctx, func(ctx context.Context, n *Index) error {
+		return n.Apply(ctx, []Op{upsertDoc(100, "r", Chunk{ID: "r", Text: "lorem rebuilt"})})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent search: %v", err)
+		}
+	}
+	assertCount(t, ix, 1)
 }
