@@ -66,6 +66,7 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 
 // previous is what the stored version of a document contributes.
 type previous struct {
+	found       bool // the document exists (DeleteDocument) or existed (UpsertDocument)
 	contrib     map[string]*entityContrib
 	relEntities []string // endpoints of the relations it contributed
 	linkTargets []string
@@ -77,51 +78,6 @@ func run(ctx context.Context, tx neo4j.ManagedTransaction, query string, params 
 		return nil, err
 	}
 	return res.Collect(ctx)
-}
-
-// clearDocument reads what document id contributes, then removes its chunks (with their
-// mentions), the relations it contributed and its outgoing links. The document node
-// itself stays.
-func clearDocument(ctx context.Context, tx neo4j.ManagedTransaction, id string) (*previous, error) {
-	prev := &previous{contrib: map[string]*entityContrib{}}
-	params := map[string]any{"id": id}
-	recs, err := run(ctx, tx, `
-		MATCH (:Document {id: $id})-[:HAS_CHUNK]->(:Chunk)-[m:MENTIONS]->(e:Entity)
-		RETURN e.id AS id, count(m) AS chunks, sum(m.count) AS mentions`, params)
-	if err != nil {
-		return nil, fmt.Errorf("read previous mentions: %w", err)
-	}
-	for _, r := range recs {
-		eid, _, _ := neo4j.GetRecordValue[string](r, "id")
-		chunks, _, _ := neo4j.GetRecordValue[int64](r, "chunks")
-		mentions, _, _ := neo4j.GetRecordValue[int64](r, "mentions")
-		prev.contrib[eid] = &entityContrib{chunks: chunks, mentions: mentions}
-	}
-	if prev.relEntities, err = readRelationEndpoints(ctx, tx, id); err != nil {
-		return nil, err
-	}
-	if _, err := run(ctx, tx, `
-		MATCH ()-[r:RELATED]->() WHERE r.doc = $id
-		DELETE r`, params); err != nil {
-		return nil, fmt.Errorf("delete previous relations: %w", err)
-	}
-	recs, err = run(ctx, tx, `
-		MATCH (d:Document {id: $id})-[l:LINKS_TO]->(t:Document)
-		WITH collect(t.id) AS targets, collect(l) AS links
-		FOREACH (l IN links | DELETE l)
-		RETURN targets`, params)
-	if err != nil {
-		return nil, fmt.Errorf("delete previous links: %w", err)
-	}
-	if len(recs) == 1 {
-		prev.linkTargets = stringList(recs[0], "targets")
-	}
-	if _, err := run(ctx, tx, `
-		MATCH (:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk)
-		DETACH DELETE c`, params); err != nil {
-		return nil, fmt.Errorf("delete previous chunks: %w", err)
-	}
-	return prev, nil
 }
 
 func stringList(r *neo4j.Record, key string) []string {
@@ -136,113 +92,163 @@ func stringList(r *neo4j.Record, key string) []string {
 	return out
 }
 
-// lockWrites serialises graph writers on one lock node; see "Writers" in doc.go. The
-// lock is held until the transaction ends.
-func lockWrites(ctx context.Context, tx neo4j.ManagedTransaction) error {
-	recs, err := run(ctx, tx, `
-		MATCH (l:GraphLock {id: 'write'})
-		SET l.seq = l.seq + 1
-		RETURN l.seq AS seq`, nil)
-	if err != nil {
-		return fmt.Errorf("take graph write lock: %w", err)
+// A write transaction runs four statements (round trips matter more than statement
+// size): 1. take the write lock (see "Writers" in doc.go), lock or create the document
+// and read what its stored version contributes; 2. remove that contribution; 3. write
+// the new one; 4. remove what is left without support.
+
+// readPrevious is the tail of statement 1: given d (possibly null), it returns the
+// entity contributions, relation endpoints and link targets of d's stored version.
+const readPrevious = `
+	CALL (d) {
+		OPTIONAL MATCH (d)-[:HAS_CHUNK]->(:Chunk)-[m:MENTIONS]->(e:Entity)
+		WITH e, count(m) AS chunks, sum(m.count) AS mentions
+		WHERE e IS NOT NULL
+		RETURN collect({id: e.id, chunks: chunks, mentions: mentions}) AS contrib
 	}
-	if len(recs) == 0 {
-		return ErrNoSchema
+	CALL () {
+		OPTIONAL MATCH (a:Entity)-[r:RELATED]->(b:Entity) WHERE r.doc = $id
+		UNWIND [a.id, b.id] AS eid
+		RETURN collect(DISTINCT eid) AS rel_ids
 	}
-	return nil
+	CALL (d) {
+		OPTIONAL MATCH (d)-[:LINKS_TO]->(t:Document)
+		RETURN collect(t.id) AS targets
+	}`
+
+func parsePrevious(r *neo4j.Record) *previous {
+	prev := &previous{contrib: map[string]*entityContrib{}}
+	prev.found, _, _ = neo4j.GetRecordValue[bool](r, "found")
+	v, _ := r.Get("contrib")
+	list, _ := v.([]any)
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		prev.contrib[asString(m["id"])] = &entityContrib{chunks: asInt(m["chunks"]), mentions: asInt(m["mentions"])}
+	}
+	prev.relEntities = stringList(r, "rel_ids")
+	prev.linkTargets = stringList(r, "targets")
+	return prev
 }
+
+// removePrevious is statement 2: it deletes the relations, links and chunks (with
+// their mentions) of document $id. The document node stays.
+const removePrevious = `
+	CALL () {
+		MATCH ()-[r:RELATED]->() WHERE r.doc = $id
+		DELETE r
+	}
+	CALL () {
+		MATCH (:Document {id: $id})-[l:LINKS_TO]->()
+		DELETE l
+	}
+	CALL () {
+		MATCH (:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk)
+		DETACH DELETE c
+	}`
+
+// removeOrphans is statement 4: it deletes the candidate entities without any
+// relationship and the candidate placeholders nothing links to any more.
+const removeOrphans = `
+	CALL () {
+		UNWIND $entities AS id
+		MATCH (e:Entity {id: id})
+		WHERE NOT EXISTS { (e)--() }
+		DELETE e
+		RETURN count(*) AS entities
+	}
+	CALL () {
+		UNWIND $targets AS id
+		MATCH (t:Document:Placeholder {id: id})
+		WHERE NOT EXISTS { (t)--() }
+		DELETE t
+		RETURN count(*) AS placeholders
+	}
+	RETURN entities, placeholders`
+
+// writeCurrent is statement 3 of an upsert.
+const writeCurrent = `
+	MATCH (d:Document {id: $id})
+	CALL () {
+		UNWIND $entities AS row
+		MERGE (e:Entity {id: row.id})
+		ON CREATE SET e.name = row.name, e.name_lower = row.name_lower, e.type = row.type,
+			e.aliases = row.aliases, e.confidence = row.confidence,
+			e.doc_freq = 0, e.chunk_freq = 0, e.mention_count = 0
+		WITH e, row, row.confidence > e.confidence AS better
+		SET e.aliases = (e.aliases + [a IN row.aliases WHERE NOT a IN e.aliases AND a <> e.name])[0..64],
+			e.name = CASE WHEN better THEN row.name ELSE e.name END,
+			e.name_lower = CASE WHEN better THEN row.name_lower ELSE e.name_lower END,
+			e.type = CASE WHEN better THEN row.type ELSE e.type END
+		SET e.confidence = CASE WHEN better THEN row.confidence ELSE e.confidence END
+	}
+	CALL (d) {
+		UNWIND $chunks AS row
+		CREATE (c:Chunk {id: row.id, ordinal: row.ordinal, doc_id: $id})
+		CREATE (d)-[:HAS_CHUNK]->(c)
+	}
+	CALL () {
+		UNWIND $mentions AS row
+		MATCH (c:Chunk {id: row.chunk})
+		MATCH (e:Entity {id: row.entity})
+		CREATE (c)-[:MENTIONS {count: row.count, confidence: row.confidence}]->(e)
+	}
+	CALL () {
+		UNWIND $relations AS row
+		MATCH (a:Entity {id: row.from})
+		MATCH (b:Entity {id: row.to})
+		CREATE (a)-[:RELATED {type: row.type, doc: $id, source: row.source, weight: row.weight,
+			confidence: row.confidence, evidence: row.evidence}]->(b)
+	}
+	CALL (d) {
+		UNWIND $links AS row
+		MERGE (t:Document {id: row.target})
+		ON CREATE SET t.url = row.url, t:Placeholder
+		CREATE (d)-[:LINKS_TO {anchor: row.anchor}]->(t)
+	}` + applyCounters
+
+// applyCounters moves the entity counters by the deltas in $counters. SET e.x = e.x + d
+// is evaluated under the node's write lock.
+const applyCounters = `
+	CALL () {
+		UNWIND $counters AS row
+		MATCH (e:Entity {id: row.id})
+		SET e.doc_freq = e.doc_freq + row.df, e.chunk_freq = e.chunk_freq + row.cf,
+			e.mention_count = e.mention_count + row.mc
+	}`
 
 func upsertTx(ctx context.Context, tx neo4j.ManagedTransaction, p *prepared) (UpsertResult, error) {
 	var out UpsertResult
-	if err := lockWrites(ctx, tx); err != nil {
-		return out, err
-	}
-	// MERGE first: it takes the document's lock, so two upserts of one document serialise.
 	recs, err := run(ctx, tx, `
+		MATCH (l:GraphLock {id: 'write'})
+		SET l.seq = l.seq + 1
 		MERGE (d:Document {id: $id})
 		ON CREATE SET d.created = true
 		WITH d, coalesce(d.created, false) OR d:Placeholder AS created
 		SET d.url = $url, d.title = $title, d.chunk_count = $chunk_count, d.updated_at = datetime()
 		REMOVE d:Placeholder, d.created
-		RETURN created`, p.params)
+		WITH d, created, true AS found`+readPrevious+`
+		RETURN created, found, contrib, rel_ids, targets`, p.params)
 	if err != nil {
-		return out, fmt.Errorf("merge document: %w", err)
+		return out, fmt.Errorf("lock document and read its previous version: %w", err)
 	}
-	if len(recs) == 1 {
-		out.Created, _, _ = neo4j.GetRecordValue[bool](recs[0], "created")
+	if len(recs) == 0 {
+		return out, ErrNoSchema
 	}
-	old, err := clearDocument(ctx, tx, p.id)
-	if err != nil {
-		return out, err
-	}
-
-	if len(p.entities) > 0 {
-		if _, err := run(ctx, tx, `
-			UNWIND $rows AS row
-			MERGE (e:Entity {id: row.id})
-			ON CREATE SET e.name = row.name, e.name_lower = row.name_lower, e.type = row.type,
-				e.aliases = row.aliases, e.confidence = row.confidence,
-				e.doc_freq = 0, e.chunk_freq = 0, e.mention_count = 0
-			WITH e, row, row.confidence > e.confidence AS better
-			SET e.aliases = (e.aliases + [a IN row.aliases WHERE NOT a IN e.aliases AND a <> e.name])[0..64],
-				e.name = CASE WHEN better THEN row.name ELSE e.name END,
-				e.name_lower = CASE WHEN better THEN row.name_lower ELSE e.name_lower END,
-				e.type = CASE WHEN better THEN row.type ELSE e.type END
-			SET e.confidence = CASE WHEN better THEN row.confidence ELSE e.confidence END`,
-			map[string]any{"rows": p.entities}); err != nil {
-			return out, fmt.Errorf("merge entities: %w", err)
+	out.Created, _, _ = neo4j.GetRecordValue[bool](recs[0], "created")
+	old := parsePrevious(recs[0])
+	if !out.Created {
+		if _, err := run(ctx, tx, removePrevious, map[string]any{"id": p.id}); err != nil {
+			return out, fmt.Errorf("remove previous version: %w", err)
 		}
 	}
-	if len(p.chunks) > 0 {
-		if _, err := run(ctx, tx, `
-			MATCH (d:Document {id: $id})
-			UNWIND $rows AS row
-			CREATE (c:Chunk {id: row.id, ordinal: row.ordinal, doc_id: $id})
-			CREATE (d)-[:HAS_CHUNK]->(c)`,
-			map[string]any{"id": p.id, "rows": p.chunks}); err != nil {
-			return out, fmt.Errorf("create chunks: %w", err)
-		}
-	}
-	if len(p.mentions) > 0 {
-		if _, err := run(ctx, tx, `
-			UNWIND $rows AS row
-			MATCH (c:Chunk {id: row.chunk})
-			MATCH (e:Entity {id: row.entity})
-			CREATE (c)-[:MENTIONS {count: row.count, confidence: row.confidence}]->(e)`,
-			map[string]any{"rows": p.mentions}); err != nil {
-			return out, fmt.Errorf("create mentions: %w", err)
-		}
-	}
-	if len(p.relations) > 0 {
-		if _, err := run(ctx, tx, `
-			UNWIND $rows AS row
-			MATCH (a:Entity {id: row.from})
-			MATCH (b:Entity {id: row.to})
-			CREATE (a)-[:RELATED {type: row.type, doc: $id, source: row.source, weight: row.weight,
-				confidence: row.confidence, evidence: row.evidence}]->(b)`,
-			map[string]any{"id": p.id, "rows": p.relations}); err != nil {
-			return out, fmt.Errorf("create relations: %w", err)
-		}
-	}
-	if len(p.links) > 0 {
-		if _, err := run(ctx, tx, `
-			MATCH (d:Document {id: $id})
-			UNWIND $rows AS row
-			MERGE (t:Document {id: row.target})
-			ON CREATE SET t.url = row.url, t:Placeholder
-			CREATE (d)-[:LINKS_TO {anchor: row.anchor}]->(t)`,
-			map[string]any{"id": p.id, "rows": p.links}); err != nil {
-			return out, fmt.Errorf("create links: %w", err)
-		}
-	}
-	if err := applyCounters(ctx, tx, old.contrib, p.contrib); err != nil {
-		return out, err
+	if _, err := run(ctx, tx, writeCurrent, map[string]any{
+		"id": p.id, "entities": orEmpty(p.entities), "chunks": orEmpty(p.chunks), "mentions": orEmpty(p.mentions),
+		"relations": orEmpty(p.relations), "links": orEmpty(p.links), "counters": counterDeltas(old.contrib, p.contrib),
+	}); err != nil {
+		return out, fmt.Errorf("write document: %w", err)
 	}
 	candidates := unionIDs(sortedKeys(old.contrib), old.relEntities, p.entityIDs)
-	if out.RemovedEntities, err = removeOrphanEntities(ctx, tx, candidates); err != nil {
-		return out, err
-	}
-	if out.RemovedPlaceholders, err = removeOrphanPlaceholders(ctx, tx, old.linkTargets); err != nil {
+	if out.RemovedEntities, out.RemovedPlaceholders, err = removeUnsupported(ctx, tx, candidates, old.linkTargets); err != nil {
 		return out, err
 	}
 	out.Chunks, out.Entities, out.Mentions = len(p.chunks), len(p.entities), len(p.mentions)
@@ -250,69 +256,57 @@ func upsertTx(ctx context.Context, tx neo4j.ManagedTransaction, p *prepared) (Up
 	return out, nil
 }
 
-// readRelationEndpoints lists the entities at either end of the relations document id
-// contributed.
-func readRelationEndpoints(ctx context.Context, tx neo4j.ManagedTransaction, id string) ([]string, error) {
-	recs, err := run(ctx, tx, `
-		MATCH (a:Entity)-[r:RELATED]->(b:Entity) WHERE r.doc = $id
-		UNWIND [a.id, b.id] AS eid
-		RETURN collect(DISTINCT eid) AS ids`, map[string]any{"id": id})
-	if err != nil {
-		return nil, fmt.Errorf("read previous relations: %w", err)
+func orEmpty(rows []any) []any {
+	if rows == nil {
+		return []any{}
 	}
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	return stringList(recs[0], "ids"), nil
+	return rows
 }
 
 func deleteTx(ctx context.Context, tx neo4j.ManagedTransaction, id string) error {
-	if err := lockWrites(ctx, tx); err != nil {
-		return err
-	}
 	recs, err := run(ctx, tx, `
-		MATCH (d:Document {id: $id}) WHERE NOT d:Placeholder
+		MATCH (l:GraphLock {id: 'write'})
+		SET l.seq = l.seq + 1
+		WITH l
+		OPTIONAL MATCH (d:Document {id: $id}) WHERE NOT d:Placeholder
 		SET d.deleting = true
-		RETURN d.id AS id`, map[string]any{"id": id})
+		WITH d, d IS NOT NULL AS found`+readPrevious+`
+		RETURN found, contrib, rel_ids, targets`, map[string]any{"id": id})
 	if err != nil {
-		return fmt.Errorf("lock document: %w", err)
+		return fmt.Errorf("lock document and read it: %w", err)
 	}
 	if len(recs) == 0 {
+		return ErrNoSchema
+	}
+	old := parsePrevious(recs[0])
+	if !old.found {
 		return ErrNotFound
 	}
-	old, err := clearDocument(ctx, tx, id)
-	if err != nil {
-		return err
-	}
-	if err := applyCounters(ctx, tx, old.contrib, nil); err != nil {
-		return err
+	if _, err := run(ctx, tx, removePrevious, map[string]any{"id": id}); err != nil {
+		return fmt.Errorf("remove document contribution: %w", err)
 	}
 	// Keep the node as a placeholder when other documents link to it, else delete it.
 	if _, err := run(ctx, tx, `
-		MATCH (d:Document {id: $id}) WHERE EXISTS { (:Document)-[:LINKS_TO]->(d) }
-		SET d:Placeholder
-		REMOVE d.title, d.chunk_count, d.updated_at, d.deleting`, map[string]any{"id": id}); err != nil {
-		return fmt.Errorf("turn document into placeholder: %w", err)
-	}
-	if _, err := run(ctx, tx, `
-		MATCH (d:Document {id: $id}) WHERE NOT d:Placeholder
-		DETACH DELETE d`, map[string]any{"id": id}); err != nil {
+		MATCH (d:Document {id: $id})
+		CALL (d) {
+			WITH d WHERE EXISTS { (:Document)-[:LINKS_TO]->(d) }
+			SET d:Placeholder
+			REMOVE d.title, d.chunk_count, d.updated_at, d.deleting
+		}
+		CALL (d) {
+			WITH d WHERE NOT d:Placeholder
+			DETACH DELETE d
+		}`+applyCounters, map[string]any{"id": id, "counters": counterDeltas(old.contrib, nil)}); err != nil {
 		return fmt.Errorf("delete document node: %w", err)
 	}
-	if _, err := removeOrphanEntities(ctx, tx, unionIDs(sortedKeys(old.contrib), old.relEntities)); err != nil {
-		return err
-	}
-	if _, err := removeOrphanPlaceholders(ctx, tx, old.linkTargets); err != nil {
-		return err
-	}
-	return nil
+	_, _, err = removeUnsupported(ctx, tx, unionIDs(sortedKeys(old.contrib), old.relEntities), old.linkTargets)
+	return err
 }
 
-// applyCounters moves the entity counters from the old contribution of a document to
-// the new one. SET e.x = e.x + delta is evaluated under the write lock, so concurrent
-// ingests of other documents do not lose updates.
-func applyCounters(ctx context.Context, tx neo4j.ManagedTransaction, old, cur map[string]*entityContrib) error {
-	var rows []any
+// counterDeltas returns the rows that move the entity counters from the old
+// contribution of a document to the new one.
+func counterDeltas(old, cur map[string]*entityContrib) []any {
+	rows := []any{}
 	for _, id := range unionIDs(sortedKeys(old), sortedKeys(cur)) {
 		o, n := old[id], cur[id]
 		var df, cf, mc int64
@@ -327,57 +321,28 @@ func applyCounters(ctx context.Context, tx neo4j.ManagedTransaction, old, cur ma
 		}
 		rows = append(rows, map[string]any{"id": id, "df": df, "cf": cf, "mc": mc})
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	if _, err := run(ctx, tx, `
-		UNWIND $rows AS row
-		MATCH (e:Entity {id: row.id})
-		SET e.doc_freq = e.doc_freq + row.df, e.chunk_freq = e.chunk_freq + row.cf,
-			e.mention_count = e.mention_count + row.mc`, map[string]any{"rows": rows}); err != nil {
-		return fmt.Errorf("update entity counters: %w", err)
-	}
-	return nil
+	return rows
 }
 
-func removeOrphanEntities(ctx context.Context, tx neo4j.ManagedTransaction, ids []string) (int, error) {
-	if len(ids) == 0 {
-		return 0, nil
+func removeUnsupported(ctx context.Context, tx neo4j.ManagedTransaction, entities, targets []string) (int, int, error) {
+	if len(entities) == 0 && len(targets) == 0 {
+		return 0, 0, nil
 	}
-	recs, err := run(ctx, tx, `
-		UNWIND $ids AS id
-		MATCH (e:Entity {id: id})
-		WHERE NOT EXISTS { (e)--() }
-		DELETE e
-		RETURN count(*) AS n`, map[string]any{"ids": ids})
+	recs, err := run(ctx, tx, removeOrphans, map[string]any{"entities": orEmptyS(entities), "targets": orEmptyS(targets)})
 	if err != nil {
-		return 0, fmt.Errorf("remove orphan entities: %w", err)
+		return 0, 0, fmt.Errorf("remove unsupported entities and placeholders: %w", err)
 	}
-	return countOf(recs), nil
-}
-
-func removeOrphanPlaceholders(ctx context.Context, tx neo4j.ManagedTransaction, ids []string) (int, error) {
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	recs, err := run(ctx, tx, `
-		UNWIND $ids AS id
-		MATCH (t:Document:Placeholder {id: id})
-		WHERE NOT EXISTS { (t)--() }
-		DELETE t
-		RETURN count(*) AS n`, map[string]any{"ids": ids})
-	if err != nil {
-		return 0, fmt.Errorf("remove orphan placeholders: %w", err)
-	}
-	return countOf(recs), nil
-}
-
-func countOf(recs []*neo4j.Record) int {
 	if len(recs) == 0 {
-		return 0
+		return 0, 0, nil
 	}
-	n, _, _ := neo4j.GetRecordValue[int64](recs[0], "n")
-	return int(n)
+	return int(i64(recs[0], "entities")), int(i64(recs[0], "placeholders")), nil
+}
+
+func orEmptyS(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // unionIDs returns the distinct ids of all lists, in first-seen order.
