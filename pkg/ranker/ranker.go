@@ -146,10 +146,10 @@ func (r *Ranker) Rank(req Request, cands []Candidate) ([]Result, error) {
 		return []Result{}, nil
 	}
 
-	bd := r.signals(req.Query, cands)
+	bd, present := r.signals(req.Query, cands)
 	switch fusion {
 	case RRF:
-		r.fuseRRF(w, cands, bd)
+		r.fuseRRF(w, bd, present)
 	default:
 		for i := range bd {
 			bd[i].Final = weightedSum(w, bd[i])
@@ -191,10 +191,19 @@ func (r *Ranker) Rank(req Request, cands []Candidate) ([]Result, error) {
 	return out, nil
 }
 
-// signals computes the five normalised signals of every candidate.
-func (r *Ranker) signals(q Query, cands []Candidate) []Breakdown {
+// presence is a bit set of the signals a candidate takes part in (bit s for Signal s).
+type presence uint8
+
+func (p presence) has(s Signal) bool { return p&(1<<s) != 0 }
+
+// signals computes the five normalised signals of every candidate and which signals
+// each candidate takes part in for RRF: the retrieval signals when the retriever found
+// it (or, for vector, its similarity could be computed), recency when it has a date,
+// title when the title signal is above 0.
+func (r *Ranker) signals(q Query, cands []Candidate) ([]Breakdown, []presence) {
 	n := len(cands)
 	bd := make([]Breakdown, n)
+	present := make([]presence, n)
 
 	// Raw values and presence per retrieval signal.
 	vec := make([]float64, n)
@@ -256,8 +265,25 @@ func (r *Ranker) signals(q Query, cands []Candidate) []Breakdown {
 			Recency: RecencyScore(c.date(), now),
 			Title:   tq.score(c.Title, c.Headings),
 		}
+		var p presence
+		if hasVec[i] {
+			p |= 1 << Vector
+		}
+		if hasGraph[i] {
+			p |= 1 << Graph
+		}
+		if hasBM[i] {
+			p |= 1 << BM25
+		}
+		if !c.date().IsZero() {
+			p |= 1 << Recency
+		}
+		if bd[i].Title > 0 {
+			p |= 1 << Title
+		}
+		present[i] = p
 	}
-	return bd
+	return bd, present
 }
 
 // weightedSum is Σ w_s · signal_s.
@@ -268,17 +294,17 @@ func weightedSum(w Weights, b Breakdown) float64 {
 // fuseRRF sets Final to the weighted reciprocal rank fusion score
 // (k+1) · Σ_s w_s / (k + rank_s), where rank_s is the 1-based competition rank of the
 // candidate in the ranking by signal s (equal values share a rank) and signals the
-// candidate does not take part in contribute nothing. The (k+1) factor makes a
-// candidate ranked first by every weighted signal score exactly 1.
-func (r *Ranker) fuseRRF(w Weights, cands []Candidate, bd []Breakdown) {
-	idx := make([]int, 0, len(cands))
+// candidate does not take part in (see signals) contribute nothing. The (k+1) factor
+// makes a candidate ranked first by every weighted signal score exactly 1.
+func (r *Ranker) fuseRRF(w Weights, bd []Breakdown, present []presence) {
+	idx := make([]int, 0, len(bd))
 	for _, s := range Signals {
 		if w[s] == 0 {
 			continue
 		}
 		idx = idx[:0]
-		for i := range cands {
-			if participates(s, &cands[i], bd[i]) {
+		for i := range bd {
+			if present[i].has(s) {
 				idx = append(idx, i)
 			}
 		}
@@ -291,25 +317,6 @@ func (r *Ranker) fuseRRF(w Weights, cands []Candidate, bd []Breakdown) {
 			bd[i].Final += w[s] * (r.k + 1) / (r.k + float64(rank))
 		}
 	}
-}
-
-// participates reports whether candidate c appears in the RRF ranking of signal s:
-// retrieval signals when the retriever found it (or its similarity was computed),
-// recency when it has a date, title when it matches at all.
-func participates(s Signal, c *Candidate, b Breakdown) bool {
-	switch s {
-	case Vector:
-		return c.HasVector || b.Vector > 0
-	case Graph:
-		return c.HasGraph
-	case BM25:
-		return c.HasBM25
-	case Recency:
-		return !c.date().IsZero()
-	case Title:
-		return b.Title > 0
-	}
-	return false
 }
 
 // dedup keeps the first (best) chunk of each document in the sorted order.

@@ -499,3 +499,27 @@ func TestRankConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestRRFParticipationFollowsPresenceNotValue(t *testing.T) {
+	// MinMax maps the weaker vector hit to 0, but it was found by the retriever, so it
+	// still ranks 2nd in the vector list: X = 61/61 = 1, Y = 61/62 = .983871.
+	// A candidate without a vector score (Z) gets nothing.
+	w, _ := ParseWeights("vector:1")
+	r := newTestRanker(t, Options{Normalization: MinMax})
+	res, err := r.Rank(Request{Query: Query{Text: "q"}, Weights: w, Fusion: RRF}, []Candidate{
+		{ChunkID: "X", DocumentID: "X", VectorSimilarity: 0.9, HasVector: true},
+		{ChunkID: "Y", DocumentID: "Y", VectorSimilarity: 0.5, HasVector: true},
+		{ChunkID: "Z", DocumentID: "Z", BM25Score: 3, HasBM25: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, x := range res {
+		got[x.Candidate.ChunkID] = x.Score
+	}
+	want := map[string]float64{"X": 1, "Y": 61.0 / 62, "Z": 0}
+	if diff := cmp.Diff(want, got, floatCmp); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
