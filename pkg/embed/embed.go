@@ -240,19 +240,21 @@ func New(cfg Config, logger *slog.Logger) (Embedder, error) {
 //
 //	KGS_EMBED_PROVIDER  onnx | openai | ollama        KGS_EMBED_MODEL      model name
 //	KGS_EMBED_DIMS      expected dimensions           KGS_EMBED_MODEL_DIR  onnx model folder
-//	KGS_ORT_LIB         libonnxruntime.so path        KGS_EMBED_MAX_TOKENS onnx truncation
+//	KGS_ORT_LIB         libonnxruntime.so path        KGS_EMBED_MODEL_FILE onnx file in the folder
+//	KGS_EMBED_MAX_TOKENS onnx truncation
 //	KGS_EMBED_THREADS   onnx intra-op threads         KGS_EMBED_SESSIONS   onnx parallel sessions
 //	KGS_EMBED_BATCH_SIZE texts per batch              KGS_EMBED_BATCH_TOKENS tokens per batch
 //	KGS_EMBED_BASE_URL  HTTP server                   KGS_EMBED_API_KEY    bearer token
 //	KGS_EMBED_TIMEOUT   per-attempt timeout, e.g. 30s KGS_EMBED_MAX_RETRIES retries
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
-		Provider: getenv("KGS_EMBED_PROVIDER"),
-		Model:    getenv("KGS_EMBED_MODEL"),
-		ModelDir: getenv("KGS_EMBED_MODEL_DIR"),
-		ORTLib:   getenv("KGS_ORT_LIB"),
-		BaseURL:  getenv("KGS_EMBED_BASE_URL"),
-		APIKey:   getenv("KGS_EMBED_API_KEY"),
+		Provider:  getenv("KGS_EMBED_PROVIDER"),
+		Model:     getenv("KGS_EMBED_MODEL"),
+		ModelDir:  getenv("KGS_EMBED_MODEL_DIR"),
+		ORTLib:    getenv("KGS_ORT_LIB"),
+		ModelFile: getenv("KGS_EMBED_MODEL_FILE"),
+		BaseURL:   getenv("KGS_EMBED_BASE_URL"),
+		APIKey:    getenv("KGS_EMBED_API_KEY"),
 	}
 	ints := []struct {
 		key string

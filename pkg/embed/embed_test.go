@@ -88,6 +88,7 @@ func TestConfigFromEnv(t *testing.T) {
 		"KGS_EMBED_BASE_URL": "http://127.0.0.1:11434", "KGS_EMBED_API_KEY": "k", "KGS_EMBED_BATCH_SIZE": "16",
 		"KGS_EMBED_TIMEOUT": "5s", "KGS_EMBED_MAX_RETRIES": "2", "KGS_EMBED_MODEL_DIR": "/m", "KGS_ORT_LIB": "/l",
 		"KGS_EMBED_THREADS": "3", "KGS_EMBED_SESSIONS": "2", "KGS_EMBED_MAX_TOKENS": "128", "KGS_EMBED_BATCH_TOKENS": "999",
+		"KGS_EMBED_MODEL_FILE": "model.int8.onnx",
 	}
 	got, err := ConfigFromEnv(func(k string) string { return env[k] })
 	if err != nil {
@@ -95,7 +96,7 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	want := Config{Provider: "ollama", Model: "nomic-embed-text", Dims: 768, BaseURL: "http://127.0.0.1:11434",
 		APIKey: "k", BatchSize: 16, Timeout: 5 * time.Second, MaxRetries: 2, ModelDir: "/m", ORTLib: "/l",
-		Threads: 3, Sessions: 2, MaxTokens: 128, BatchTokens: 999}
+		Threads: 3, Sessions: 2, MaxTokens: 128, BatchTokens: 999, ModelFile: "model.int8.onnx"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ConfigFromEnv (-want +got):\n%s", diff)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // newTestONNX loads the installed model with cfg's non-zero fields applied.
@@ -266,6 +267,37 @@ func TestONNXCancelledAndClosed(t *testing.T) {
 	}
 	if _, err := e.Embed(context.Background(), []string{"x"}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Embed after Close: got %v, want ErrClosed", err)
+	}
+}
+
+// TestONNXCancelDuringRun cancels while the model runs: Embed must give up with
+// the context's error and the session must stay usable.
+func TestONNXCancelDuringRun(t *testing.T) {
+	e := newTestONNX(t, Config{BatchSize: 64, BatchTokens: 64 * 256})
+	long := make([]string, 64)
+	for i := range long {
+		long[i] = strings.Repeat(fmt.Sprintf("chunk %d of a long document about parsing. ", i), 40)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	if _, err := e.Embed(ctx, long); !errors.Is(err, context.Canceled) {
+		t.Errorf("Embed cancelled after 50ms: got %v, want context.Canceled", err)
+	}
+	want, err := newTestONNX(t, Config{}).Embed(context.Background(), sampleTexts[:3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Embed(context.Background(), sampleTexts[:3])
+	if err != nil {
+		t.Fatalf("Embed after a cancelled run: %v", err)
+	}
+	for i := range got {
+		if d := maxAbsDiff(got[i], want[i]); d > 1e-5 {
+			t.Errorf("text %d after a cancelled run differs by %g", i, d)
+		}
 	}
 }
 
