@@ -255,7 +255,7 @@ func (s *Store) insertChunks(ctx context.Context, tx *sql.Tx, chunks []Chunk) er
 			if i > 0 {
 				q.WriteByte(',')
 			}
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS BINARY))")
 			hp, _ := json.Marshal(nonNil(c.HeadingPath))
 			args = append(args, c.ID, c.DocumentID, c.Ordinal, c.Text, c.TokenCount, c.StartOffset, c.EndOffset,
 				string(hp), EncodeVector(c.Embedding))

@@ -201,3 +201,5 @@ func loadCorpus(tb testing.TB, s *Store, g *vecGen, docs, perDoc int, domainOf f
 
 func oneDomain(int) string { return "example.com" }
 func noTags(int) []string  { return nil }
+
+func nanValue() float64 { return math.NaN() }

@@ -36,11 +36,20 @@ func (h Hit) Similarity() float64 { return 1 - h.Distance/2 }
 // MaxK bounds SearchVectors' k.
 const MaxK = 1000
 
-// SearchVectors returns the k chunks nearest to vec by cosine distance, through the
-// HNSW index (ORDER BY VEC_DISTANCE_COSINE(embedding, ?) LIMIT k) at the store's
-// mhnsw_ef_search. Filters are applied to the index's candidates in distance order;
-// a very selective filter makes MariaDB walk further through the graph (or, when the
-// optimizer prefers, scan the filtered rows exactly).
+// maxCandidates bounds how many nearest chunks a filtered search takes from the
+// HNSW index before it falls back to an exact scan of the filtered rows.
+const maxCandidates = 4000
+
+// SearchVectors returns the k chunks nearest to vec by cosine distance.
+//
+// Without a filter it is one HNSW index read at the store's mhnsw_ef_search:
+// ORDER BY VEC_DISTANCE_COSINE(embedding, ?) LIMIT k on chunks alone (joining
+// documents in the same SELECT makes MariaDB walk the whole index, so documents
+// are joined to the k rows afterwards). With a filter, the index yields a growing
+// candidate set (10·k rows, then four times as many, up to 4000) that the filter is applied to, until
+// k hits match; a filter so selective that 4000 candidates hold fewer than k
+// matches is answered by an exact scan of the filtered rows instead, so filtered
+// results are never silently short.
 func (s *Store) SearchVectors(ctx context.Context, vec []float32, k int, f Filter) ([]Hit, error) {
 	m, err := s.Model(ctx)
 	if err != nil {
@@ -64,17 +73,50 @@ func (s *Store) SearchVectors(ctx context.Context, vec []float32, k int, f Filte
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
 	qv := EncodeVector(vec)
-	// ef is a validated integer: SET STATEMENT takes no placeholder for its value.
-	q := fmt.Sprintf(`SET STATEMENT mhnsw_ef_search = %d FOR
-SELECT %s, d.url, d.title, d.domain, d.published_at, VEC_DISTANCE_COSINE(c.embedding, ?) AS dist
-FROM chunks c JOIN documents d ON d.id = c.document_id%s
-ORDER BY VEC_DISTANCE_COSINE(c.embedding, ?)
-LIMIT ?`, ef, chunkColumns, where)
-	all := append([]any{qv}, args...)
-	all = append(all, qv, k)
-	rows, err := s.db.QueryContext(ctx, q, all...)
+	if where == "" {
+		hits, err := s.queryHits(ctx, ef, annSQL(""), qv, k, nil, k)
+		if err != nil {
+			return nil, fmt.Errorf("search vectors: %w", err)
+		}
+		return hits, nil
+	}
+	for limit := max(10*k, 100); ; limit *= 4 {
+		limit = min(limit, max(maxCandidates, k))
+		hits, err := s.queryHits(ctx, ef, annSQL(where), qv, limit, args, k)
+		if err != nil {
+			return nil, fmt.Errorf("search vectors: %w", err)
+		}
+		if len(hits) == k {
+			return hits, nil
+		}
+		if limit >= maxCandidates {
+			break
+		}
+	}
+	hits, err := s.queryHits(ctx, ef, exactSQL(where), qv, 0, args, k)
 	if err != nil {
-		return nil, fmt.Errorf("search vectors: %w", err)
+		return nil, fmt.Errorf("search vectors (exact): %w", err)
+	}
+	return hits, nil
+}
+
+// queryHits runs annSQL (candidates > 0) or exactSQL (candidates == 0).
+func (s *Store) queryHits(ctx context.Context, ef int, query string, qv []byte, candidates int, filterArgs []any, k int) ([]Hit, error) {
+	var all []any
+	if candidates > 0 {
+		all = append(all, qv, qv, candidates)
+	} else {
+		all = append(all, qv)
+	}
+	all = append(all, filterArgs...)
+	if candidates == 0 {
+		all = append(all, qv)
+	}
+	all = append(all, k)
+	// ef is a validated integer: SET STATEMENT takes no placeholder for its value.
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf("SET STATEMENT mhnsw_ef_search = %d FOR\n", ef)+query, all...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	hits := make([]Hit, 0, k)
@@ -83,15 +125,46 @@ LIMIT ?`, ef, chunkColumns, where)
 		var published sql.NullTime
 		c, err := scanChunk(rows, &h.URL, &h.Title, &h.Domain, &published, &h.Distance)
 		if err != nil {
-			return nil, fmt.Errorf("search vectors: %w", err)
+			return nil, err
 		}
 		h.Chunk, h.PublishedAt = c, published.Time
 		hits = append(hits, h)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search vectors: %w", err)
-	}
-	return hits, nil
+	return hits, rows.Err()
+}
+
+// The query vector is cast to binary: a bound []byte arrives as a character
+// string, which VECTOR columns and VEC_DISTANCE_COSINE refuse.
+const (
+	tColumns      = "t.id, t.document_id, t.ordinal, t.text, t.token_count, t.start_offset, t.end_offset, t.heading_path, t.embedding"
+	docHitColumns = "d.url, d.title, d.domain, d.published_at"
+)
+
+// annInner reads the nearest chunks through the HNSW index.
+// Arguments: vector, vector, candidate limit.
+const annInner = `SELECT ` + chunkColumns + `, VEC_DISTANCE_COSINE(c.embedding, CAST(? AS BINARY)) AS dist
+  FROM chunks c
+  ORDER BY VEC_DISTANCE_COSINE(c.embedding, CAST(? AS BINARY))
+  LIMIT ?`
+
+// annSQL joins the index's candidates to their documents and filters them.
+// Arguments: vector, vector, candidate limit, filter args, k.
+func annSQL(where string) string {
+	return `SELECT ` + tColumns + `, ` + docHitColumns + `, t.dist
+FROM (` + annInner + `) t
+JOIN documents d ON d.id = t.document_id` + where + `
+ORDER BY t.dist
+LIMIT ?`
+}
+
+// exactSQL scans the filtered rows without the vector index.
+// Arguments: vector, filter args, vector, k.
+func exactSQL(where string) string {
+	return `SELECT ` + chunkColumns + `, ` + docHitColumns + `, VEC_DISTANCE_COSINE(c.embedding, CAST(? AS BINARY)) AS dist
+FROM documents d
+JOIN chunks c IGNORE INDEX FOR ORDER BY (chunks_embedding) ON c.document_id = d.id` + where + `
+ORDER BY VEC_DISTANCE_COSINE(c.embedding, CAST(? AS BINARY))
+LIMIT ?`
 }
 
 // where builds the filter's WHERE clause with placeholders only.
