@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
+	"go.etcd.io/bbolt"
 )
 
 // Field names in the Bleve documents.
@@ -69,7 +70,12 @@ var (
 	ErrMappingVersion = errors.New("bm25 index mapping version differs; rebuild the index")
 	// ErrInvalid is wrapped by errors about bad arguments.
 	ErrInvalid = errors.New("invalid argument")
+	// ErrLocked means another Index (in this or another process) holds the directory.
+	ErrLocked = errors.New("bm25 index is open elsewhere")
 )
+
+// lockTimeout is how long Open waits for the index directory's lock.
+const lockTimeout = "2s"
 
 // Chunk is what the index holds of one chunk. Text, Title and Headings are analysed
 // with the English analyzer (lowercase, stop words, possessives, Snowball stemming);
@@ -180,8 +186,10 @@ func Open(path string) (*Index, error) {
 }
 
 func openOrCreate(path string) (bleve.Index, error) {
-	bi, err := bleve.Open(path)
+	bi, err := bleve.OpenUsing(path, map[string]any{"bolt_timeout": lockTimeout})
 	switch {
+	case errors.Is(err, bbolt.ErrTimeout):
+		return nil, fmt.Errorf("%w (waited %s for the lock): %w", ErrLocked, lockTimeout, err)
 	case err == nil:
 		v, err := bi.GetInternal(keyMappingVersion)
 		if err != nil {

@@ -611,3 +611,18 @@ func TestConcurrentSearchApplyRebuild(t *testing.T) {
 	}
 	assertCount(t, ix, 1)
 }
+
+func TestSecondOpenIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bm25")
+	ix, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix2, err := Open(path); !errors.Is(err, ErrLocked) {
+		if err == nil {
+			_ = ix2.Close()
+		}
+		t.Errorf("second Open: got %v, want ErrLocked", err)
+	}
+}
