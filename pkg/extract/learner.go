@@ -1,0 +1,278 @@
+package extract
+
+import (
+	"slices"
+	"sync"
+)
+
+// Sources of learned terms.
+const (
+	TermHeading     = "heading"     // a name found in a title or heading
+	TermCode        = "code"        // an identifier in a code span
+	TermAnchor      = "anchor"      // the anchor text of a link
+	TermCapitalised = "capitalised" // a capitalised multi-word name in prose
+	TermAcronym     = "acronym"     // an acronym defined in the text, or its expansion
+)
+
+var termWeights = map[string]float64{TermHeading: 1, TermCode: 1, TermAnchor: 1, TermCapitalised: 1, TermAcronym: 2}
+
+// Term is one candidate name seen in a document.
+type Term struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Source string `json:"source"`
+}
+
+// LearnedTerm is a term the Learner has promoted to a known entity.
+type LearnedTerm struct {
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Type      string  `json:"type"`
+	Documents int     `json:"documents"`
+	Score     float64 `json:"score"`
+}
+
+// LearnerConfig sets when a term is promoted and bounds the memory used.
+type LearnerConfig struct {
+	MinDocuments int     // distinct documents a term must appear in (default 2)
+	MinScore     float64 // summed source weights (heading, code, anchor, capitalised 1; acronym 2; default 3)
+	MaxTerms     int     // terms tracked at most (default 200 000); new terms beyond are ignored
+	MaxPairs     int     // entity pairs counted at most (default 2 000 000)
+}
+
+// Learner accumulates corpus statistics across documents: candidate terms (from
+// headings, code spans, anchor texts, capitalised names and acronym
+// definitions), promoted once they recur, and the chunk counts of entities and
+// entity pairs that co-occurrence NPMI needs. Observing a document again
+// replaces its earlier contribution. Safe for concurrent use.
+type Learner struct {
+	cfg LearnerConfig
+
+	mu       sync.RWMutex
+	terms    map[string]*termStats
+	docs     map[string]*docContribution
+	chunks   int
+	entities map[string]int
+	pairs    map[[2]string]int
+	promoted map[string]*entry
+	dict     *dictionary
+}
+
+type termStats struct {
+	name  string
+	types map[string]float64
+	docs  int
+	score float64
+}
+
+type docContribution struct {
+	terms  map[string]termContribution
+	chunks [][]string
+}
+
+type termContribution struct {
+	name   string
+	typ    string
+	weight float64
+}
+
+// NewLearner returns an empty Learner; zero config fields take the defaults.
+func NewLearner(cfg LearnerConfig) *Learner {
+	if cfg.MinDocuments <= 0 {
+		cfg.MinDocuments = 2
+	}
+	if cfg.MinScore <= 0 {
+		cfg.MinScore = 3
+	}
+	if cfg.MaxTerms <= 0 {
+		cfg.MaxTerms = 200_000
+	}
+	if cfg.MaxPairs <= 0 {
+		cfg.MaxPairs = 2_000_000
+	}
+	return &Learner{cfg: cfg, terms: make(map[string]*termStats), docs: make(map[string]*docContribution),
+		entities: make(map[string]int), pairs: make(map[[2]string]int), promoted: make(map[string]*entry), dict: newDictionary()}
+}
+
+// Observe records a document's terms and the entity ids of each of its chunks,
+// replacing what an earlier Observe of the same document recorded.
+func (l *Learner) Observe(docID string, terms []Term, chunkEntities [][]string) {
+	contrib := &docContribution{terms: make(map[string]termContribution)}
+	for _, t := range terms {
+		k := Key(t.Name)
+		if k == "" {
+			continue
+		}
+		w := termWeights[t.Source]
+		if w == 0 {
+			w = 0.5
+		}
+		c := contrib.terms[k]
+		if c.name == "" {
+			c.name, c.typ = t.Name, t.Type
+		}
+		c.weight += w
+		contrib.terms[k] = c
+	}
+	for _, set := range chunkEntities {
+		contrib.chunks = append(contrib.chunks, dedup(set))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if old, ok := l.docs[docID]; ok {
+		l.apply(old, -1)
+	}
+	l.docs[docID] = contrib
+	l.apply(contrib, +1)
+	l.refresh()
+}
+
+// Forget removes a document's contribution (for a deleted document).
+func (l *Learner) Forget(docID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if old, ok := l.docs[docID]; ok {
+		l.apply(old, -1)
+		delete(l.docs, docID)
+		l.refresh()
+	}
+}
+
+func (l *Learner) apply(c *docContribution, sign int) {
+	for k, tc := range c.terms {
+		ts, ok := l.terms[k]
+		if !ok {
+			if sign < 0 || len(l.terms) >= l.cfg.MaxTerms {
+				continue
+			}
+			ts = &termStats{name: tc.name, types: make(map[string]float64)}
+			l.terms[k] = ts
+		}
+		ts.docs += sign
+		ts.score += float64(sign) * tc.weight
+		if tc.typ != "" {
+			ts.types[tc.typ] += float64(sign) * tc.weight
+		}
+		if ts.docs <= 0 {
+			delete(l.terms, k)
+		}
+	}
+	l.chunks += sign * len(c.chunks)
+	for _, set := range c.chunks {
+		for i, a := range set {
+			l.entities[a] += sign
+			if l.entities[a] <= 0 {
+				delete(l.entities, a)
+			}
+			for _, b := range set[i+1:] {
+				p := [2]string{a, b}
+				if _, ok := l.pairs[p]; !ok && (sign < 0 || len(l.pairs) >= l.cfg.MaxPairs) {
+					continue
+				}
+				l.pairs[p] += sign
+				if l.pairs[p] <= 0 {
+					delete(l.pairs, p)
+				}
+			}
+		}
+	}
+}
+
+// refresh rebuilds the promoted set and its dictionary when it changed.
+func (l *Learner) refresh() {
+	next := make(map[string]*entry)
+	for k, ts := range l.terms {
+		if ts.docs >= l.cfg.MinDocuments && ts.score >= l.cfg.MinScore {
+			next[k] = &entry{id: k, name: ts.name, typ: bestType(ts.types), source: SourceLearned}
+		}
+	}
+	same := len(next) == len(l.promoted)
+	if same {
+		for k, e := range next {
+			if p, ok := l.promoted[k]; !ok || p.typ != e.typ {
+				same = false
+				break
+			}
+		}
+	}
+	if same {
+		return
+	}
+	l.promoted = next
+	d := newDictionary()
+	keys := make([]string, 0, len(next))
+	for k := range next {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		d.add(next[k], levelDefault, []string{next[k].name})
+	}
+	l.dict = d
+}
+
+func bestType(votes map[string]float64) string {
+	best, bw := "concept", 0.0
+	keys := make([]string, 0, len(votes))
+	for t := range votes {
+		keys = append(keys, t)
+	}
+	slices.Sort(keys)
+	for _, t := range keys {
+		if votes[t] > bw {
+			best, bw = t, votes[t]
+		}
+	}
+	return best
+}
+
+func (l *Learner) lookup(key string) (*keyInfo, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.dict.lookup(key)
+}
+
+func (l *Learner) maxAtoms(firstKey string) int {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.dict.maxAtoms(firstKey)
+}
+
+// Promoted lists the promoted terms, most documents first.
+func (l *Learner) Promoted() []LearnedTerm {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make([]LearnedTerm, 0, len(l.promoted))
+	for k, e := range l.promoted {
+		ts := l.terms[k]
+		out = append(out, LearnedTerm{ID: k, Name: e.name, Type: e.typ, Documents: ts.docs, Score: ts.score})
+	}
+	slices.SortFunc(out, func(a, b LearnedTerm) int {
+		if a.Documents != b.Documents {
+			return b.Documents - a.Documents
+		}
+		if a.ID < b.ID {
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// Documents is the number of documents observed.
+func (l *Learner) Documents() int {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return len(l.docs)
+}
+
+// Counts returns the corpus counts behind the NPMI of entities a and b: chunks
+// holding a, holding b, holding both, and all chunks.
+func (l *Learner) Counts(a, b string) (countA, countB, countAB, chunks int) {
+	if b < a {
+		a, b = b, a
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.entities[a], l.entities[b], l.pairs[[2]string{a, b}], l.chunks
+}
