@@ -193,8 +193,8 @@ func (c Config) Validate() error {
 	if c.ChunkTokens < 16 || c.ChunkTokens > 8192 {
 		bad("CRAWLER_CHUNK_TOKENS", "%d is outside 16..8192", c.ChunkTokens)
 	}
-	if c.ChunkOverlap < 0 || c.ChunkOverlap >= c.ChunkTokens {
-		bad("CRAWLER_CHUNK_OVERLAP", "%d must be in 0..CRAWLER_CHUNK_TOKENS-1 (%d)", c.ChunkOverlap, c.ChunkTokens-1)
+	if c.ChunkOverlap < 0 || c.ChunkOverlap > c.ChunkTokens/2 {
+		bad("CRAWLER_CHUNK_OVERLAP", "%d must be in 0..CRAWLER_CHUNK_TOKENS/2 (%d)", c.ChunkOverlap, c.ChunkTokens/2)
 	}
 	if c.OutboxWorkers < 0 || c.OutboxWorkers > 64 {
 		bad("CRAWLER_OUTBOX_WORKERS", "%d is outside 0..64", c.OutboxWorkers)

@@ -146,10 +146,15 @@ func (e *Engine) runJob(ctx context.Context, job store.Job) {
 		r.log("crawl job lease lost; another owner continues it")
 	case ctx.Err() != nil:
 		// Shutdown: save progress, keep the job running for the next owner.
-		if _, err := e.st.HeartbeatJob(bg, job.ID, e.cfg.Owner, e.cfg.Lease, store.JobProgress{Counters: r.progressJSON(), LastErrors: r.errs.snapshot()}); err != nil {
+		status, err := e.st.HeartbeatJob(bg, job.ID, e.cfg.Owner, e.cfg.Lease, store.JobProgress{Counters: r.progressJSON(), LastErrors: r.errs.snapshot()})
+		switch {
+		case err != nil:
 			e.log.Warn("save progress on shutdown", "job", job.ID, "err", err)
+		case status == store.JobCancelled:
+			r.finish(bg, store.JobDone) // stays cancelled, gets its finish time
+		default:
+			r.log("crawl job paused by shutdown; it resumes when a crawler claims it again")
 		}
-		r.log("crawl job paused by shutdown; it resumes when a crawler claims it again")
 	default:
 		r.errs.add("job failed: %v", cause)
 		r.finish(bg, store.JobFailed)
@@ -176,7 +181,8 @@ func (r *jobRun) finish(ctx context.Context, status store.JobStatus) {
 // heartbeatLoop renews the lease and saves progress; it stops the run when
 // the job is cancelled or the lease is lost.
 func (r *jobRun) heartbeatLoop(ctx context.Context, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(r.e.cfg.Lease / 3)
+	// Often enough to see a cancel quickly, and well within the lease.
+	t := time.NewTicker(min(r.e.cfg.Lease/3, 2*time.Second))
 	defer t.Stop()
 	for {
 		select {

@@ -155,8 +155,10 @@ func (w *Worker) deliver(ctx context.Context, it store.OutboxItem) bool {
 	var se *kgapi.StatusError
 	if errors.As(err, &se) {
 		w.log.Error("kg refused outbox row", "id", it.ID, "kind", it.Kind, "document", it.DocumentID, "attempts", it.Attempts, "retry_at", next, "err", err)
+	} else if it.Attempts <= 1 {
+		w.log.Warn("kg unavailable, outbox row kept for retry", "id", it.ID, "kind", it.Kind, "document", it.DocumentID, "attempts", it.Attempts, "retry_at", next, "err", err)
 	} else {
-		w.log.Info("kg unavailable, outbox row kept", "id", it.ID, "kind", it.Kind, "document", it.DocumentID, "attempts", it.Attempts, "retry_at", next, "err", err)
+		w.log.Debug("kg still unavailable", "id", it.ID, "kind", it.Kind, "attempts", it.Attempts, "retry_at", next, "err", err)
 	}
 	return false
 }

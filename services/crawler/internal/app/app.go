@@ -1,0 +1,111 @@
+// Package app wires the crawler service together from its configuration:
+// embedder, MariaDB store, fetcher behind the SSRF guard, chunker, pipeline,
+// crawl engine, kg outbox worker and the HTTP API, and runs them until the
+// context ends.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kgsearch/kgsearch/pkg/embed"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/api"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/chunk"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/engine"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/netguard"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/outbox"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
+)
+
+// Run starts the crawler and blocks until ctx is cancelled or a part fails.
+func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	embedder, err := embed.New(cfg.Embed, logger)
+	if err != nil {
+		return fmt.Errorf("start embedder: %w", err)
+	}
+	defer embedder.Close()
+	model, err := embed.Probe(ctx, embedder)
+	if err != nil {
+		return fmt.Errorf("start embedder: %w", err)
+	}
+	logger.Info("embedding model ready", "model", model.Name, "dims", model.Dims)
+
+	st, err := openStore(ctx, cfg.MariaDBDSN, store.Model{Name: model.Name, Dims: model.Dims}, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	splitter, err := chunk.New(chunk.Options{MaxTokens: cfg.ChunkTokens, Overlap: cfg.ChunkOverlap, MinTokens: min(48, cfg.ChunkTokens)})
+	if err != nil {
+		return fmt.Errorf("start chunker: %w", err)
+	}
+	guard, err := netguard.New(netguard.Options{Allow: cfg.AllowHosts})
+	if err != nil {
+		return fmt.Errorf("CRAWLER_ALLOW_HOSTS: %w", err)
+	}
+	fetcher, err := fetch.New(fetch.Config{
+		UserAgent: cfg.UserAgent, Allow: cfg.AllowHosts, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes,
+		HostParallel: cfg.HostParallel, Delay: cfg.Delay, MaxCrawlDelay: cfg.MaxCrawlDelay,
+		Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff,
+	})
+	if err != nil {
+		return fmt.Errorf("start fetcher: %w", err)
+	}
+	pipe := pipeline.New(st, embedder, pipeline.ChunkSplitter{S: splitter}, fmt.Sprintf("%d/%d", cfg.ChunkTokens, cfg.ChunkOverlap))
+
+	srv := httpserver.New("crawler", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys}, logger)
+	copts := canon.DefaultOptions()
+	copts.StripWWW = cfg.StripWWW
+	eng := engine.New(engine.Config{
+		JobSlots: cfg.JobSlots, Workers: cfg.Concurrency, Lease: cfg.Lease,
+		Limits: engine.Limits{MaxPages: cfg.MaxPagesCap, MaxDepth: cfg.MaxDepthCap}, Canon: copts,
+	}, st, fetcher, guard, pipe, logger, srv.Registry())
+	api.New(srv, st, eng).Register()
+	srv.AddReadyCheck("mariadb", st.Ping)
+	srv.SetReady(true)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Run(gctx) })
+	g.Go(func() error { return eng.Run(gctx) })
+	if cfg.OutboxWorkers > 0 {
+		kg := kgapi.NewClient(cfg.KGURL, nil, cfg.KGAPIKey)
+		w := outbox.New(outbox.Config{Owner: eng.Owner() + "-outbox", Workers: cfg.OutboxWorkers, Poll: cfg.OutboxPoll}, st, kg, logger, srv.Registry())
+		g.Go(func() error { return w.Run(gctx) })
+	}
+	return g.Wait()
+}
+
+// openStore opens MariaDB, retrying while it is not reachable yet (a stack
+// starting up), and gives up with a clear error on a model mismatch.
+func openStore(ctx context.Context, dsn string, m store.Model, logger *slog.Logger) (*store.Store, error) {
+	var last error
+	for attempt := 0; attempt < 30; attempt++ {
+		st, err := store.Open(ctx, store.Config{DSN: dsn, Model: m}, logger)
+		if err == nil {
+			return st, nil
+		}
+		last = err
+		if !errors.Is(err, store.ErrNotReady) {
+			return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
+		}
+		logger.Warn("MariaDB not reachable yet, retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", last)
+}
