@@ -199,7 +199,6 @@ cmd_start() {
 	if lpid=$(launcher_pid); then
 		log "launcher pid $lpid is running but Bolt is not answering yet; waiting"
 	else
-		cmd_install
 		if spid=$(server_pid); then
 			die "a Neo4j server (pid $spid) from this state folder runs without its launcher; run '$0 stop' first"
 		fi
@@ -207,6 +206,7 @@ cmd_start() {
 		if [[ $HTTP_ENABLED == true ]] && port_busy "$HTTP_PORT"; then
 			die "port 127.0.0.1:$HTTP_PORT is already in use by another process (set KGS_NEO4J_HTTP_PORT or KGS_NEO4J_HTTP=off)"
 		fi
+		cmd_install
 		rm -f "$LAUNCHER_PID" "$SERVER_PID"
 		ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 		neo4j_env
