@@ -138,6 +138,12 @@ func benchIndex(b *testing.B, n int) *Index {
 	el, cpu := time.Since(start), cpuTime()-c0
 	b.Logf("built %d chunks in %s (%.0f chunks/s wall, %.0f chunks per CPU-second)",
 		n, el.Round(time.Millisecond), float64(n)/el.Seconds(), float64(n)/cpu.Seconds())
+	// Measure the steady state, as after Rebuild: no merges running behind the searches.
+	start = time.Now()
+	if err := ix.Compact(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("compacted in %s", time.Since(start).Round(time.Millisecond))
 	benchIndexes[n] = ix
 	return ix
 }

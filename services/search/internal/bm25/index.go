@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
@@ -480,6 +481,29 @@ func chunkIDsOf(ctx context.Context, bi bleve.Index, docID string) ([]string, er
 		ids[i] = h.ID
 	}
 	return ids, nil
+}
+
+// Compact merges the index's segments into one (Scorch force merge) and waits for it.
+// Searches keep working meanwhile. Rebuild compacts the fresh index before swapping it
+// in; a long-running index is merged in the background by Scorch and needs no call.
+func (ix *Index) Compact(ctx context.Context) error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.idx == nil {
+		return ErrClosed
+	}
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return fmt.Errorf("compact bm25 index: %w", err)
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return fmt.Errorf("compact bm25 index: %w: not a scorch index (%T)", ErrInvalid, adv)
+	}
+	if err := s.ForceMerge(ctx, nil); err != nil {
+		return fmt.Errorf("compact bm25 index: %w", err)
+	}
+	return nil
 }
 
 // DeleteDocument deletes every chunk of a document without moving the watermark (use

@@ -626,3 +626,21 @@ func TestSecondOpenIsRefused(t *testing.T) {
 		t.Errorf("second Open: got %v, want ErrLocked", err)
 	}
 }
+
+func TestCompactKeepsContents(t *testing.T) {
+	ix := openTest(t)
+	for i := range 5 { // several batches → several segments
+		id := fmt.Sprintf("d%d", i)
+		apply(t, ix, upsertDoc(int64(i+1), id, Chunk{ID: id, Text: "segment " + id}))
+	}
+	if err := ix.Compact(context.Background()); err != nil {
+		t.Fatalf("Compact: %v", err)
+	}
+	assertCount(t, ix, 5)
+	if got := ix.Watermark(); got != 5 {
+		t.Errorf("watermark: got %d, want 5", got)
+	}
+	if diff := cmp.Diff([]string{"d3"}, search(t, ix, "d3", Filter{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -99,6 +99,11 @@ func build(ctx context.Context, path string, fill FillFunc) error {
 		_ = os.RemoveAll(tmp)
 		return fmt.Errorf("fill: %w", err)
 	}
+	if err := nix.Compact(ctx); err != nil {
+		_ = nix.Close()
+		_ = os.RemoveAll(tmp)
+		return err
+	}
 	if err := nix.Close(); err != nil {
 		_ = os.RemoveAll(tmp)
 		return err
