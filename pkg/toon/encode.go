@@ -432,16 +432,33 @@ func (w *writer) writePrimitive(v *node, delim byte) {
 	}
 }
 
-// quoteClass marks ASCII bytes that force quoting anywhere in a string.
-var quoteClass = func() (t [256]bool) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = true
-	}
-	for _, c := range []byte{':', '"', '\\', '[', ']', '{', '}'} {
-		t[c] = true
+// quoteTables classify bytes for §7.2, one table per delimiter: 1 forces
+// quoting anywhere in a string (controls, : " \ [ ] { } and the
+// delimiter), 2 marks a non-ASCII byte that needs a closer look.
+var quoteTables = func() (t [3][256]uint8) {
+	for k, delim := range []byte{',', '\t', '|'} {
+		for c := 0; c < 0x20; c++ {
+			t[k][c] = 1
+		}
+		for _, c := range []byte{':', '"', '\\', '[', ']', '{', '}', delim} {
+			t[k][c] = 1
+		}
+		for c := 0x80; c < 0x100; c++ {
+			t[k][c] = 2
+		}
 	}
 	return t
 }()
+
+func quoteTable(delim byte) *[256]uint8 {
+	switch delim {
+	case '\t':
+		return &quoteTables[1]
+	case '|':
+		return &quoteTables[2]
+	}
+	return &quoteTables[0]
+}
 
 func (w *writer) writeString(s string, delim byte) {
 	w.buf = appendString(w.buf, s, delim)
@@ -460,13 +477,13 @@ func needsQuote(s string, delim byte) bool {
 	if s == "" {
 		return true
 	}
+	t := quoteTable(delim)
 	high := false
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if quoteClass[c] || c == delim {
-			return true
-		}
-		if c >= utf8.RuneSelf {
+		if x := t[s[i]]; x != 0 {
+			if x == 1 {
+				return true
+			}
 			high = true
 		}
 	}

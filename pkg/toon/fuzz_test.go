@@ -282,3 +282,37 @@ func tabularOrdered(a *ordered) bool {
 	}
 	return true
 }
+
+// FuzzMarshalMatchesFromJSON checks that the reflection encoder and the
+// tree encoder agree: Marshal(v) == FromJSON(json.Marshal(v)) for any value
+// decoded from JSON (maps sort their keys in both paths).
+func FuzzMarshalMatchesFromJSON(f *testing.F) {
+	for _, s := range fuzzSeeds("encode") {
+		f.Add(s, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		opts := []Option{WithDelimiter([]rune{',', '\t', '|'}[mode%3]), WithIndent(1 + int(mode/3%4))}
+		if mode&0x80 != 0 {
+			opts = append(opts, WithKeyFolding(ModeSafe))
+		}
+		js, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := FromJSON(js, opts...)
+		if err != nil {
+			t.Fatalf("FromJSON(%s): %v", js, err)
+		}
+		got, err := Marshal(v, opts...)
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("Marshal and FromJSON differ for %s:\nMarshal:\n%s\nFromJSON:\n%s", js, got, want)
+		}
+	})
+}
