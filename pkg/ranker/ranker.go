@@ -103,7 +103,7 @@ func New(opts Options) (*Ranker, error) {
 // Query is what the ranker needs to know about the user's query.
 type Query struct {
 	Text      string    // the (normalised) query text; terms are derived from it
-	Entities  []string  // entity surface forms found in the query (original and expanded)
+	Entities  []string  // entity surface forms found in the query (used by title and previews)
 	Embedding []float32 // optional; fills missing vector similarities from candidate embeddings
 }
 

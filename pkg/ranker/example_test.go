@@ -1,0 +1,45 @@
+package ranker_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/ranker"
+)
+
+func Example() {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r, err := ranker.New(ranker.Options{Now: func() time.Time { return now }, PreviewChars: 60})
+	if err != nil {
+		panic(err)
+	}
+	// The kg service is down: drop the graph signal and renormalise the rest.
+	w, err := ranker.DefaultWeights().Renormalize(ranker.Graph)
+	if err != nil {
+		panic(err)
+	}
+	cands := []ranker.Candidate{
+		{ChunkID: "1", DocumentID: "a", Title: "Using SQLite transactions", Published: now.AddDate(0, 0, -3),
+			Text:             "Transactions group statements. Call commit to make a transaction durable.",
+			VectorSimilarity: 0.82, HasVector: true, BM25Score: 7.5, HasBM25: true},
+		{ChunkID: "2", DocumentID: "b", Title: "Cursor objects",
+			Text:             "A cursor runs statements and fetches rows.",
+			VectorSimilarity: 0.64, HasVector: true},
+	}
+	res, err := r.Rank(ranker.Request{Query: ranker.Query{Text: "commit a transaction"}, Weights: w, Limit: 10}, cands)
+	if err != nil {
+		panic(err)
+	}
+	for _, x := range res {
+		b := x.Breakdown
+		fmt.Printf("%d %s %.3f vector=%.2f bm25=%.2f recency=%.1f title=%.2f %q\n",
+			x.Rank, x.Candidate.ChunkID, x.Score, b.Vector, b.BM25, b.Recency, b.Title, x.Preview)
+	}
+	// Weights without graph: vector .35/.75, bm25 .2/.75, recency and title .1/.75.
+	// 1: (.35·.82 + .2·1 + .1·1 + .1·.5)/.75 = .637/.75 = .849 (title: 1 of 2 terms)
+	// 2: (.35·.64 + .1·.2)/.75 = .244/.75 = .325 (undated: recency .2)
+
+	// Output:
+	// 1 1 0.849 vector=0.82 bm25=1.00 recency=1.0 title=0.50 "Call commit to make a transaction durable."
+	// 2 2 0.325 vector=0.64 bm25=0.00 recency=0.2 title=0.00 "A cursor runs statements and fetches rows."
+}
