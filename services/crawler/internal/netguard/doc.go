@@ -19,7 +19,8 @@
 // 64:ff9b:1::/48, 100::/64, 2001::/23 (Teredo, ORCHID, ...), 2001:db8::/32 and
 // 3fff::/20 (documentation), fc00::/7 (unique-local), fe80::/10 (link-local),
 // fec0::/10 (site-local) and ff00::/8 (multicast). Host names "localhost" and
-// "*.localhost" are refused without a lookup.
+// "*.localhost" stand for 127.0.0.1 and ::1 without a lookup (RFC 6761), so
+// an allowed "127.0.0.1:8099" also allows http://localhost:8099/.
 //
 // CheckURL is a cheap pre-check for queueing: it refuses URLs whose host is an
 // internal address in any spelling resolvers accept (2130706433, 0x7f.1,

@@ -23,8 +23,7 @@ var ErrBlocked = errors.New("address not allowed")
 type BlockedError struct {
 	// Host is the host as requested (a name or an IP literal).
 	Host string
-	// IP is the refused address; it is the zero Addr when the host was refused
-	// by name (localhost) before any lookup.
+	// IP is the refused address.
 	IP netip.Addr
 	// Reason names the address class, e.g. "loopback (127.0.0.0/8)".
 	Reason string
@@ -207,10 +206,24 @@ func (g *Guard) CheckURL(u *url.URL) error {
 		return g.check(host, ip, uint16(p))
 	}
 	if isLocalhostName(name) {
-		return &BlockedError{Host: host, Reason: "localhost name"}
+		var first error
+		for _, ip := range loopbacks {
+			err := g.check(host, ip, uint16(p))
+			if err == nil {
+				return nil
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		return first
 	}
 	return nil
 }
+
+// loopbacks are the addresses localhost names stand for (RFC 6761); they are
+// used without a lookup.
+var loopbacks = []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")}
 
 // hostIP interprets host the way a browser or resolver might: IDNA mapping
 // (so "①②⑦.0.0.1" is 127.0.0.1), numeric IPv4 spellings and IPv6 literals.
@@ -248,10 +261,9 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 	var ips []netip.Addr
 	if ip, name, isIP := hostIP(host); isIP {
 		ips = []netip.Addr{ip}
+	} else if isLocalhostName(name) {
+		ips = loopbacks
 	} else {
-		if isLocalhostName(name) && !byName {
-			return nil, &BlockedError{Host: host, Reason: "localhost name"}
-		}
 		lookupNet := "ip"
 		switch network {
 		case "tcp4", "udp4":
