@@ -22,7 +22,7 @@ type Config struct {
 	// MaxConnections caps the driver's connection pool (0: the driver's default, 100).
 	MaxConnections int
 	// MaxRetryTime bounds the driver's retries of transient failures such as deadlocks
-	// (0: 30s).
+	// or a lost connection (0: 10s).
 	MaxRetryTime time.Duration
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
@@ -64,6 +64,22 @@ type Store struct {
 // Open creates a driver for cfg and checks that the server answers. The returned Store
 // must be closed.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Ping(ctx); err != nil {
+		_ = s.driver.Close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+// New creates a driver for cfg without contacting the server: connections are made on
+// first use. A service that must start while Neo4j is down uses New, reports Ping in its
+// readiness check and runs EnsureSchema once Neo4j answers. The returned Store must be
+// closed.
+func New(cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -77,7 +93,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		c.SocketConnectTimeout = 5 * time.Second
 		c.ConnectionAcquisitionTimeout = 30 * time.Second
-		c.MaxTransactionRetryTime = 30 * time.Second
+		c.MaxTransactionRetryTime = 10 * time.Second
 		if cfg.MaxRetryTime > 0 {
 			c.MaxTransactionRetryTime = cfg.MaxRetryTime
 		}
@@ -89,12 +105,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Store{driver: drv, database: cfg.Database, logger: logger}
-	if err := s.Ping(ctx); err != nil {
-		_ = drv.Close(ctx)
-		return nil, err
-	}
-	return s, nil
+	return &Store{driver: drv, database: cfg.Database, logger: logger}, nil
 }
 
 // Ping checks that the server is reachable and accepts the credentials.
@@ -173,6 +184,15 @@ func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.Sessio
 func classify(err error) error {
 	if err == nil {
 		return nil
+	}
+	// The driver's retry loop reports a TransactionExecutionLimit that does not unwrap:
+	// classify by its last attempt.
+	var limit *neo4j.TransactionExecutionLimit
+	if errors.As(err, &limit) && len(limit.Errors) > 0 {
+		if last := limit.Errors[len(limit.Errors)-1]; errors.Is(classify(last), ErrUnavailable) {
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return err
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err

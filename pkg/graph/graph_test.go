@@ -627,3 +627,23 @@ func TestWrongPassword(t *testing.T) {
 		t.Errorf("open with a wrong password: got %v, want ErrUnavailable", err)
 	}
 }
+
+func TestNewDoesNotConnect(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := New(Config{URI: "bolt://127.0.0.1:1", User: "neo4j", Password: "whatever1", MaxRetryTime: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("new with an unreachable server: got %v, want nil (connections are lazy)", err)
+	}
+	defer s.Close(ctx)
+	if err := s.Ping(ctx); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("ping unreachable server: got %v, want ErrUnavailable", err)
+	}
+	_, err = s.UpsertDocument(ctx, Doc{ID: "d"})
+	if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("upsert on unreachable server: got %v, want ErrUnavailable", err)
+	}
+	if _, err := New(Config{URI: "http://x"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("new with an http URI: got %v, want ErrInvalid", err)
+	}
+}
