@@ -29,6 +29,26 @@ func newTestONNX(t testing.TB, cfg Config) *ONNX {
 	return e
 }
 
+// shared is one default-config model for the tests that do not close it or
+// change its configuration (loading the model takes a second or more).
+var shared struct {
+	once sync.Once
+	e    *ONNX
+	err  error
+}
+
+func sharedONNX(t testing.TB) *ONNX {
+	t.Helper()
+	dir, lib := modelPaths(t)
+	shared.once.Do(func() {
+		shared.e, shared.err = NewONNX(Config{ModelDir: dir, ORTLib: lib, Threads: 2}, nil)
+	})
+	if shared.err != nil {
+		t.Fatalf("NewONNX: %v", shared.err)
+	}
+	return shared.e
+}
+
 func maxAbsDiff(a, b []float32) float64 {
 	if len(a) != len(b) {
 		return math.Inf(1)
@@ -62,14 +82,14 @@ var sampleTexts = []string{
 }
 
 func TestONNXInfo(t *testing.T) {
-	e := newTestONNX(t, Config{})
+	e := sharedONNX(t)
 	if got, want := e.Info(), (Model{Name: "all-MiniLM-L6-v2", Dims: 384}); got != want {
 		t.Errorf("Info() = %+v, want %+v", got, want)
 	}
 }
 
 func TestONNXUnitVectors(t *testing.T) {
-	e := newTestONNX(t, Config{})
+	e := sharedONNX(t)
 	vecs, err := e.Embed(context.Background(), sampleTexts)
 	if err != nil {
 		t.Fatalf("Embed: %v", err)
@@ -95,7 +115,7 @@ func TestONNXUnitVectors(t *testing.T) {
 // TestONNXSimilarity is the check that the real weights are loaded and wired
 // right: a text scores closer to a paraphrase than to an unrelated text.
 func TestONNXSimilarity(t *testing.T) {
-	e := newTestONNX(t, Config{})
+	e := sharedONNX(t)
 	triples := []struct{ anchor, related, unrelated string }{
 		{"How do I open a file in Python?", "Reading files with Python's open() function", "The recipe needs two cups of flour"},
 		{"How to cancel a running goroutine in Go", "Use context.Context cancellation to stop goroutines", "Tulips bloom in spring in the Netherlands"},
@@ -120,9 +140,12 @@ func TestONNXSimilarity(t *testing.T) {
 }
 
 func TestONNXBatchEqualsSingle(t *testing.T) {
-	for _, cfg := range []Config{{}, {BatchSize: 3}, {BatchTokens: 300}} {
-		t.Run(fmt.Sprintf("batch=%d tokens=%d", cfg.BatchSize, cfg.BatchTokens), func(t *testing.T) {
-			e := newTestONNX(t, cfg)
+	for _, small := range []bool{false, true} {
+		t.Run(fmt.Sprintf("small batches=%v", small), func(t *testing.T) {
+			e := sharedONNX(t)
+			if small {
+				e = newTestONNX(t, Config{BatchSize: 3, BatchTokens: 300})
+			}
 			batch, err := e.Embed(context.Background(), sampleTexts)
 			if err != nil {
 				t.Fatalf("Embed(all): %v", err)
@@ -141,7 +164,7 @@ func TestONNXBatchEqualsSingle(t *testing.T) {
 }
 
 func TestONNXDeterministic(t *testing.T) {
-	e := newTestONNX(t, Config{})
+	e := sharedONNX(t)
 	a, err := e.Embed(context.Background(), sampleTexts)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +181,7 @@ func TestONNXDeterministic(t *testing.T) {
 }
 
 func TestONNXEmptyInput(t *testing.T) {
-	e := newTestONNX(t, Config{})
+	e := sharedONNX(t)
 	for _, in := range [][]string{nil, {}} {
 		got, err := e.Embed(context.Background(), in)
 		if err != nil || len(got) != 0 {
@@ -175,7 +198,7 @@ func TestONNXEmptyInput(t *testing.T) {
 }
 
 func TestONNXTruncatesLongText(t *testing.T) {
-	e := newTestONNX(t, Config{})
+	e := sharedONNX(t)
 	sentence := "The quick brown fox jumps over the lazy dog. "
 	long := strings.Repeat(sentence, 2000) // ~20k tokens
 	prefix := strings.Repeat(sentence, 40) // ~400 tokens: same first 254 pieces
@@ -202,13 +225,13 @@ func TestONNXAgreesWithIndependentExport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "model.int8.onnx")); err != nil {
 		t.Fatalf("model.int8.onnx: %v (deploy/local/model.sh install puts it next to model.onnx)", err)
 	}
-	fp32 := newTestONNX(t, Config{})
+	texts := sampleTexts[:len(sampleTexts)-1] // the 1000-word text is slow with int8 weights
 	int8 := newTestONNX(t, Config{ModelFile: "model.int8.onnx"})
-	a, err := fp32.Embed(context.Background(), sampleTexts)
+	a, err := sharedONNX(t).Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := int8.Embed(context.Background(), sampleTexts)
+	b, err := int8.Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,8 +243,9 @@ func TestONNXAgreesWithIndependentExport(t *testing.T) {
 }
 
 func TestONNXConcurrent(t *testing.T) {
-	e := newTestONNX(t, Config{Sessions: 2, Threads: 1, BatchSize: 4})
-	want, err := e.Embed(context.Background(), sampleTexts)
+	e := newTestONNX(t, Config{Sessions: 2, Threads: 1, BatchSize: 2})
+	in := sampleTexts[:6]
+	want, err := e.Embed(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +253,7 @@ func TestONNXConcurrent(t *testing.T) {
 	errs := make(chan error, 4)
 	for g := range 4 {
 		wg.Go(func() {
-			got, err := e.Embed(context.Background(), sampleTexts)
+			got, err := e.Embed(context.Background(), in)
 			if err != nil {
 				errs <- err
 				return
@@ -286,7 +310,7 @@ func TestONNXCancelDuringRun(t *testing.T) {
 	if _, err := e.Embed(ctx, long); !errors.Is(err, context.Canceled) {
 		t.Errorf("Embed cancelled after 50ms: got %v, want context.Canceled", err)
 	}
-	want, err := newTestONNX(t, Config{}).Embed(context.Background(), sampleTexts[:3])
+	want, err := sharedONNX(t).Embed(context.Background(), sampleTexts[:3])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +338,7 @@ func TestNewONNXErrors(t *testing.T) {
 		{"wrong configured dims", Config{ModelDir: dir, ORTLib: lib, Dims: 768}, "768"},
 		{"second runtime library", Config{ModelDir: dir, ORTLib: filepath.Join(t.TempDir(), "libonnxruntime.so")}, "already loaded"},
 	}
-	newTestONNX(t, Config{}) // make sure the runtime is loaded from lib
+	sharedONNX(t) // make sure the runtime is loaded from lib
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, err := NewONNX(tt.cfg, nil)
