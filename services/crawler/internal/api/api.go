@@ -327,25 +327,25 @@ func (a *API) crawlPage(c *gin.Context) error {
 
 // document is the JSON shape of a stored document.
 type document struct {
-	ID           string     `json:"id"`
-	URL          string     `json:"url"`
-	Domain       string     `json:"domain"`
-	Title        string     `json:"title"`
-	Lang         string     `json:"lang,omitempty"`
-	ContentHash  string     `json:"content_hash"`
-	ETag         string     `json:"etag,omitempty"`
-	LastModified string     `json:"last_modified,omitempty"`
-	PublishedAt  *time.Time `json:"published_at,omitempty"`
-	FetchedAt    *time.Time `json:"fetched_at,omitempty"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
-	Tags         []string   `json:"tags"`
-	Headings     []string   `json:"headings"`
-	ChunkCount   int        `json:"chunk_count"`
-	Chunks       []chunk    `json:"chunks,omitempty"`
+	ID           string      `json:"id"`
+	URL          string      `json:"url"`
+	Domain       string      `json:"domain"`
+	Title        string      `json:"title"`
+	Lang         string      `json:"lang,omitempty"`
+	ContentHash  string      `json:"content_hash"`
+	ETag         string      `json:"etag,omitempty"`
+	LastModified string      `json:"last_modified,omitempty"`
+	PublishedAt  *time.Time  `json:"published_at,omitempty"`
+	FetchedAt    *time.Time  `json:"fetched_at,omitempty"`
+	CreatedAt    time.Time   `json:"created_at"`
+	UpdatedAt    time.Time   `json:"updated_at"`
+	Tags         []string    `json:"tags"`
+	Headings     []string    `json:"headings"`
+	ChunkCount   int         `json:"chunk_count"`
+	Chunks       []chunkJSON `json:"chunks,omitempty"`
 }
 
-type chunk struct {
+type chunkJSON struct {
 	ID          string   `json:"id"`
 	Ordinal     int      `json:"ordinal"`
 	Text        string   `json:"text"`
@@ -419,7 +419,7 @@ func (a *API) getDocument(c *gin.Context) error {
 			return mapError(err, "chunks")
 		}
 		for _, ch := range chunks {
-			out.Chunks = append(out.Chunks, chunk{
+			out.Chunks = append(out.Chunks, chunkJSON{
 				ID: strconv.FormatInt(ch.ID, 10), Ordinal: ch.Ordinal, Text: ch.Text, TokenCount: ch.TokenCount,
 				StartOffset: ch.StartOffset, EndOffset: ch.EndOffset, HeadingPath: nonNil(ch.HeadingPath),
 			})

@@ -22,12 +22,12 @@ func smallSite(t *testing.T) *site {
 		"/": htmlHandler(page("Home", "Welcome home.",
 			"/a", "/b", "/a?utm_source=news", "/a#top", "/B/../a", "/./a", "/private/secret", "/redirect",
 			"http://example.com/elsewhere", "/flaky", "/cal/1", "/image.png", "/missing")),
-		"/a":             htmlHandler(page("Page A", "About alpha.", "/a/deep1", "/")),
-		"/b":             htmlHandler(page("Page B", "About beta.", "/", "/a")),
-		"/c":             htmlHandler(page("Page C", "Redirect target.", "/")),
-		"/a/deep1":       htmlHandler(page("Deep 1", "Deeper.", "/a/deep2")),
-		"/a/deep2":       htmlHandler(page("Deep 2", "Deepest.", "/a/deep3")),
-		"/orphan":        htmlHandler(page("Orphan", "Only in the sitemap.")),
+		"/a":              htmlHandler(page("Page A", "About alpha.", "/a/deep1", "/")),
+		"/b":              htmlHandler(page("Page B", "About beta.", "/", "/a")),
+		"/c":              htmlHandler(page("Page C", "Redirect target.", "/")),
+		"/a/deep1":        htmlHandler(page("Deep 1", "Deeper.", "/a/deep2")),
+		"/a/deep2":        htmlHandler(page("Deep 2", "Deepest.", "/a/deep3")),
+		"/orphan":         htmlHandler(page("Orphan", "Only in the sitemap.")),
 		"/private/secret": htmlHandler(page("Secret", "Robots say no.")),
 		"/redirect": func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/c", http.StatusMovedPermanently)

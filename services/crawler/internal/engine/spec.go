@@ -80,6 +80,9 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 	}
 	for i, d := range s.AllowedDomains {
 		h := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(d), "*"), ".")
+		if _, isIP := canon.ParseHostIP(strings.Trim(h, "[]")); isIP {
+			continue
+		}
 		if h == "" || strings.ContainsAny(h, "/:?#@ ") {
 			return s, fieldErr(fmt.Sprintf("allowed_domains[%d]", i), "%q is not a domain name such as example.com", d)
 		}
