@@ -55,11 +55,11 @@ type rawMention struct {
 
 // matcher matches one chunk.
 type matcher struct {
-	x        *Extractor
-	c        *chunkCtx
-	aliases  map[string]*entry // acronyms defined in the document
-	lenient  bool              // queries: case-insensitive, lower confidence
-	out      []rawMention
+	x       *Extractor
+	c       *chunkCtx
+	aliases map[string]*entry // acronyms defined in the document
+	lenient bool              // queries: case-insensitive, lower confidence
+	out     []rawMention
 }
 
 const (
@@ -392,6 +392,13 @@ func (m *matcher) codeUnits() {
 		if strings.HasPrefix(raw, "$ ") || strings.HasPrefix(raw, "> ") {
 			raw = strings.TrimSpace(raw[2:])
 		}
+		if strings.HasPrefix(raw, "--") && !strings.ContainsAny(raw, " \t\n") {
+			rm := m.patternMention(first, last, raw, "cli_option", 0.75)
+			rm.noRelation = true
+			m.out = append(m.out, rm)
+			m.markUsed(first, last)
+			continue
+		}
 		// one token split into atoms by joiners
 		if last > first && !strings.ContainsAny(raw, " \t\n=()[]{},;:\"'") {
 			if m.codeToken(first, last) {
@@ -557,6 +564,14 @@ func (m *matcher) capitalRun(i int) (int, bool) {
 	}
 	if functionWords[strings.ToLower(a[i].text)] {
 		return 0, false
+	}
+	if a[i].first && i+1 < len(a) && a[i+1].sent == a[i].sent {
+		// "Install PostgreSQL", "Configure Nginx": an imperative verb, not part of a name
+		if info, _ := m.x.lookup(Key(a[i].text)); info == nil {
+			if info, _ := m.x.lookup(Key(a[i+1].text)); info != nil {
+				return 0, false
+			}
+		}
 	}
 	j := i
 	for j+1 < len(a) && isCapitalised(a[j+1]) && !functionWords[strings.ToLower(a[j+1].text)] && m.contiguous(j, j+1) &&

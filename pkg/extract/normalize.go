@@ -85,7 +85,7 @@ func Key(name string) string {
 			// Other symbols and marks carry no identity.
 		}
 	}
-	return strings.Trim(b.String(), "-.")
+	return strings.TrimRight(strings.TrimLeft(b.String(), "-"), "-.")
 }
 
 func isSepByte(c byte) bool {
