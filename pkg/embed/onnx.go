@@ -157,6 +157,11 @@ func NewONNX(cfg Config, logger *slog.Logger) (*ONNX, error) {
 	if err := opts.SetInterOpNumThreads(1); err != nil {
 		return nil, fmt.Errorf("set ONNX Runtime inter-op threads: %w", err)
 	}
+	// Idle worker threads sleep instead of spinning: the crawler fetches and
+	// parses on the same cores while a batch is being prepared.
+	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+		return nil, fmt.Errorf("disable ONNX Runtime thread spinning: %w", err)
+	}
 	e.pool = make(chan *onnxSession, cfg.Sessions)
 	for range cfg.Sessions {
 		s, err := ort.NewDynamicAdvancedSession(modelPath, inputNames, []string{out.Name}, opts)
