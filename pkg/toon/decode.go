@@ -22,8 +22,15 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("toon: line %d: %s", e.Line, e.Msg)
 }
 
-// maxNesting bounds recursion so that hostile input cannot exhaust the stack.
-const maxNesting = 10000
+// maxNesting bounds the nesting of parsed documents (TOON and JSON). Every
+// level of a TOON document adds indentation to each line below it, so deep
+// nesting makes documents grow quadratically; the bound keeps hostile input
+// from exhausting memory or the stack.
+const maxNesting = 1000
+
+// maxEncodeNesting bounds the nesting of Go values given to Marshal; past it
+// the value is most likely cyclic.
+const maxEncodeNesting = 10000
 
 type line struct {
 	text   string // content after the indentation
@@ -289,7 +296,7 @@ func quotedEnd(text string, start int) int {
 // parseObject parses the fields of an object at depth d.
 func (p *parser) parseObject(d int) (node, error) {
 	if p.nest++; p.nest > maxNesting {
-		return node{}, &SyntaxError{Line: int(p.lines[p.pos].num), Msg: "nesting too deep"}
+		return node{}, &SyntaxError{Line: int(p.lines[min(p.pos, len(p.lines)-1)].num), Msg: fmt.Sprintf("nesting deeper than %d levels", maxNesting)}
 	}
 	defer func() { p.nest-- }()
 	mark := len(p.a.stack)
@@ -619,7 +626,7 @@ func (p *parser) parseFieldNames(ln *line, h *header, s string, off int) error {
 // nested content sit at depth itemDepth.
 func (p *parser) parseArray(h *header, ln *line, itemDepth int) (node, error) {
 	if p.nest++; p.nest > maxNesting {
-		return node{}, p.errf(ln, 0, "nesting too deep")
+		return node{}, p.errf(ln, 0, "nesting deeper than %d levels", maxNesting)
 	}
 	defer func() { p.nest-- }()
 	switch {
@@ -846,7 +853,7 @@ func (p *parser) parseListItem(ln *line, d int) (node, error) {
 	// An object whose first field is on the hyphen line; its fields sit at
 	// depth d+1.
 	if p.nest++; p.nest > maxNesting {
-		return node{}, p.errf(ln, 0, "nesting too deep")
+		return node{}, p.errf(ln, 0, "nesting deeper than %d levels", maxNesting)
 	}
 	defer func() { p.nest-- }()
 	mark := len(p.a.stack)

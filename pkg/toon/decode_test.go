@@ -61,6 +61,24 @@ func TestSyntaxErrors(t *testing.T) {
 	}
 }
 
+func TestNestingLimit(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 1001; i++ {
+		b.WriteString(strings.Repeat(" ", 2*i))
+		b.WriteString("k:\n")
+	}
+	_, err := toon.ToJSON([]byte(b.String()))
+	var se *toon.SyntaxError
+	if !errors.As(err, &se) || !strings.Contains(se.Msg, "nesting deeper than 1000 levels") {
+		t.Errorf("got %v, want a nesting SyntaxError", err)
+	}
+	// 1000 levels are fine.
+	lines := strings.Split(b.String(), "\n")
+	if _, err := toon.ToJSON([]byte(strings.Join(lines[:999], "\n"))); err != nil {
+		t.Errorf("got %v for 999 levels, want success", err)
+	}
+}
+
 func TestSyntaxErrorColumn(t *testing.T) {
 	err := toon.Unmarshal([]byte("a:\n  b: \"x\\q\""), new(any))
 	var se *toon.SyntaxError

@@ -172,8 +172,8 @@ type direct struct {
 }
 
 func (d *direct) enter() error {
-	if d.nest++; d.nest > maxNesting {
-		return fmt.Errorf("toon: value nested deeper than %d levels (cyclic?)", maxNesting)
+	if d.nest++; d.nest > maxEncodeNesting {
+		return fmt.Errorf("toon: value nested deeper than %d levels (cyclic?)", maxEncodeNesting)
 	}
 	return nil
 }

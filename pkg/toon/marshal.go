@@ -348,7 +348,7 @@ func textOut(m encoding.TextMarshaler, t reflect.Type, out *node) error {
 }
 
 func (b *builder) enter(t reflect.Type) error {
-	if b.depth++; b.depth > maxNesting {
+	if b.depth++; b.depth > maxEncodeNesting {
 		return &UnsupportedTypeError{Type: t} // a cycle or absurd nesting
 	}
 	return nil

@@ -110,8 +110,8 @@ func getArena() *arena { return arenaPool.Get().(*arena) }
 // user data alive) and returns the arena to the pool. Callers must not use
 // trees built from it afterwards.
 func putArena(a *arena) {
-	if cap(a.chunk) > 1<<20 {
-		return // do not pool huge arenas
+	if cap(a.chunk) > 1<<17 || cap(a.stack) > 1<<17 {
+		return // do not keep huge arenas alive in the pool
 	}
 	for _, c := range a.chunks {
 		clear(c)
