@@ -116,8 +116,10 @@ install() {
 	# fp32 ONNX graph from the safetensors weights.
 	if ! sha_ok "$MODEL_DIR/model.onnx" "$(awk '$1=="all-MiniLM-L6-v2/model.onnx"{print $2}' <<<"$MANIFEST")"; then
 		log "exporting model.onnx (venv with ${EXPORT_TOOLS[*]})"
+		"$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: -d "$CACHE/tools" "${EXPORT_TOOLS[@]}" ||
+			die "pip download of the export tools failed"
 		"$PYTHON" -m venv "$tmp/venv"
-		"$tmp/venv/bin/pip" install --quiet --no-deps --only-binary=:all: "${EXPORT_TOOLS[@]}" ||
+		"$tmp/venv/bin/pip" install --quiet --no-deps --no-index --find-links "$CACHE/tools" "${EXPORT_TOOLS[@]}" ||
 			die "pip install of the export tools failed"
 		"$tmp/venv/bin/python" "$REPO/pkg/embed/tools/bert_to_onnx.py" "$MODEL_DIR" "$MODEL_DIR/model.onnx.tmp"
 		mv "$MODEL_DIR/model.onnx.tmp" "$MODEL_DIR/model.onnx"
