@@ -69,7 +69,7 @@ func (s *Store) EnqueueURLs(ctx context.Context, jobID string, urls []FrontierUR
 	for start := 0; start < len(urls); start += frontierBatch {
 		batch := urls[start:min(start+frontierBatch, len(urls))]
 		var q strings.Builder
-		q.WriteString("INSERT IGNORE INTO crawl_frontier (job_id, url_hash, url, depth, created_at, updated_at) VALUES ")
+		q.WriteString("INSERT INTO crawl_frontier (job_id, url_hash, url, depth, created_at, updated_at) VALUES ")
 		args := make([]any, 0, 4*len(batch))
 		for i, u := range batch {
 			if u.URL == "" || len(u.URL) > 8192 {
@@ -84,6 +84,9 @@ func (s *Store) EnqueueURLs(ctx context.Context, jobID string, urls []FrontierUR
 			q.WriteString("(?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))")
 			args = append(args, jobID, URLHash(u.URL), u.URL, u.Depth)
 		}
+		// Not INSERT IGNORE: that would also swallow the foreign key error of an
+		// unknown job. A no-op update counts 0 affected rows, an insert 1.
+		q.WriteString(" ON DUPLICATE KEY UPDATE url_hash = url_hash")
 		r, err := s.db.ExecContext(ctx, q.String(), args...)
 		if err != nil {
 			var me *mysql.MySQLError

@@ -232,8 +232,10 @@ func (s *Store) FinishJob(ctx context.Context, id, owner string, status JobStatu
 // CancelJob marks a queued or running job cancelled (a running job's owner sees it
 // at its next heartbeat and stops). Terminal jobs are returned unchanged.
 func (s *Store) CancelJob(ctx context.Context, id string) (Job, error) {
-	if _, err := s.db.ExecContext(ctx, `UPDATE crawl_jobs SET status = 'cancelled', updated_at = UTC_TIMESTAMP(6),
-		finished_at = IF(status = 'queued' OR lease_until < UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), finished_at)
+	// MariaDB applies SET assignments left to right: finished_at must read the old status.
+	if _, err := s.db.ExecContext(ctx, `UPDATE crawl_jobs SET
+		finished_at = IF(status = 'queued' OR lease_until < UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), finished_at),
+		status = 'cancelled', updated_at = UTC_TIMESTAMP(6)
 		WHERE id = ? AND status IN ('queued','running')`, id); err != nil {
 		return Job{}, fmt.Errorf("cancel job %s: %w", id, err)
 	}

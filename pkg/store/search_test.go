@@ -176,7 +176,9 @@ func TestSearchFilters(t *testing.T) {
 		{"tag", Filter{Tags: []string{"go"}}, 36, func(d docInfo) bool { return slices.Contains(d.tags, "go") }},
 		{"all tags", Filter{Tags: []string{"go", "db"}}, 18, func(d docInfo) bool { return slices.Contains(d.tags, "go") && slices.Contains(d.tags, "db") }},
 		{"published range", Filter{PublishedAfter: base.AddDate(0, 6, 0), PublishedBefore: base.AddDate(0, 12, 0)}, 18,
-			func(d docInfo) bool { return !d.published.Before(base.AddDate(0, 6, 0)) && d.published.Before(base.AddDate(0, 12, 0)) }},
+			func(d docInfo) bool {
+				return !d.published.Before(base.AddDate(0, 6, 0)) && d.published.Before(base.AddDate(0, 12, 0))
+			}},
 		{"domain and tag", Filter{Domains: []string{"a.example"}, Tags: []string{"db"}}, 12,
 			func(d docInfo) bool { return d.domain == "a.example" && slices.Contains(d.tags, "db") }},
 		{"lang", Filter{Lang: "de"}, 36, func(docInfo) bool { return true }},
