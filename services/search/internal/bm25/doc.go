@@ -8,12 +8,19 @@
 // The index is derived from the store and never the system of record. It keeps the
 // last applied change sequence number (the watermark) inside itself, written in the
 // same Bleve batch as the changes (Apply), so after a restart a tailer resumes from
-// Watermark(). Rebuild fills a fresh index in a sibling directory and swaps it in.
+// Watermark(). Rebuild fills a fresh index in a sibling directory, compacts it to one
+// segment and swaps it in; Open completes or discards a rebuild a crash interrupted.
 //
 // Queries are analysed text, not query-string syntax: Search builds query objects (a
 // disjunction of per-field match queries with boosts title ×3, headings ×2, text ×1,
 // and a non-scoring filter for domain, tags and published range), so "title:x OR 1=1"
 // or "'; DROP TABLE" are searched as words.
 //
-// One process opens an index directory at a time (Bleve holds a lock).
+// One Index opens a directory at a time: Bleve locks it, and Open gives up with
+// ErrLocked after waiting 2 s instead of blocking forever.
+//
+// Feeding it from the store's change feed: for each store.Change after Watermark(),
+// a delete becomes Op{Kind: DeleteDocument}; an insert or update becomes
+// Op{Kind: UpsertDocument} with the document's current chunks (or DeleteDocument if the
+// document is gone by then), all with Seq = Change.Seq, applied in batches.
 package bm25
