@@ -162,7 +162,7 @@ func BenchmarkExpand(b *testing.B) {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))
-				results += len(got)
+				results += len(got.Related)
 			}
 			reportPercentiles(b, lat)
 			b.ReportMetric(float64(results)/float64(b.N), "entities/op")

@@ -196,10 +196,14 @@ func TestRoundTrip(t *testing.T) {
 	})
 
 	t.Run("expand", func(t *testing.T) {
-		one, err := s.Expand(ctx, ExpandQuery{EntityIDs: f.ids("postgresql"), MaxHops: 1})
+		res, err := s.Expand(ctx, ExpandQuery{EntityIDs: f.ids("postgresql", "nope"), MaxHops: 1})
 		if err != nil {
 			t.Fatalf("expand 1 hop: %v", err)
 		}
+		if diff := cmp.Diff(f.ids("nope"), res.Missing); diff != "" {
+			t.Errorf("missing (-want +got):\n%s", diff)
+		}
+		one := res.Related
 		if len(one) != 1 || one[0].Entity.ID != f.id("wal") {
 			t.Fatalf("1 hop from postgresql: got %+v, want only wal", one)
 		}
@@ -208,7 +212,7 @@ func TestRoundTrip(t *testing.T) {
 		if diff := cmp.Diff([]Edge{wantEdge}, one[0].Path); diff != "" {
 			t.Errorf("1-hop path (-want +got):\n%s", diff)
 		}
-		two, err := s.Expand(ctx, ExpandQuery{EntityIDs: f.ids("postgresql"), MaxHops: 2})
+		two, err := expandRelated(ctx, s, ExpandQuery{EntityIDs: f.ids("postgresql"), MaxHops: 2})
 		if err != nil {
 			t.Fatalf("expand 2 hops: %v", err)
 		}
@@ -222,21 +226,21 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("2-hop score: got %v, want %v", got, want)
 		}
 		// The relation points wal → fsync; walking from fsync keeps the stored direction.
-		back, err := s.Expand(ctx, ExpandQuery{EntityIDs: f.ids("fsync"), RelationTypes: []string{"USES"}})
+		back, err := expandRelated(ctx, s, ExpandQuery{EntityIDs: f.ids("fsync"), RelationTypes: []string{"USES"}})
 		if err != nil {
 			t.Fatalf("expand from fsync: %v", err)
 		}
 		if len(back) != 1 || back[0].Path[0].From != f.id("wal") || back[0].Path[0].To != f.id("fsync") {
 			t.Errorf("expand from fsync: got %+v, want wal with edge wal→fsync", back)
 		}
-		none, err := s.Expand(ctx, ExpandQuery{EntityIDs: f.ids("postgresql"), MinConfidence: 0.9})
+		none, err := expandRelated(ctx, s, ExpandQuery{EntityIDs: f.ids("postgresql"), MinConfidence: 0.9})
 		if err != nil {
 			t.Fatalf("expand min confidence: %v", err)
 		}
 		if len(none) != 0 {
 			t.Errorf("expand with min confidence 0.9: got %d entities, want 0", len(none))
 		}
-		other, err := s.Expand(ctx, ExpandQuery{EntityIDs: f.ids("postgresql"), RelationTypes: []string{"IS_A"}})
+		other, err := expandRelated(ctx, s, ExpandQuery{EntityIDs: f.ids("postgresql"), RelationTypes: []string{"IS_A"}})
 		if err != nil {
 			t.Fatalf("expand IS_A: %v", err)
 		}
@@ -321,7 +325,7 @@ func TestRelationSupportedByTwoDocuments(t *testing.T) {
 			t.Fatalf("upsert %s: %v", d.ID, err)
 		}
 	}
-	got, err := s.Expand(ctx, ExpandQuery{EntityIDs: f.ids("kafka")})
+	got, err := expandRelated(ctx, s, ExpandQuery{EntityIDs: f.ids("kafka")})
 	if err != nil {
 		t.Fatalf("expand: %v", err)
 	}
@@ -339,7 +343,7 @@ func TestRelationSupportedByTwoDocuments(t *testing.T) {
 	if err := s.DeleteDocument(ctx, f.id("doc/a")); err != nil {
 		t.Fatalf("delete a: %v", err)
 	}
-	got, err = s.Expand(ctx, ExpandQuery{EntityIDs: f.ids("kafka")})
+	got, err = expandRelated(ctx, s, ExpandQuery{EntityIDs: f.ids("kafka")})
 	if err != nil {
 		t.Fatalf("expand after delete: %v", err)
 	}
@@ -363,6 +367,14 @@ func TestRelationSupportedByTwoDocuments(t *testing.T) {
 	if diff := cmp.Diff(counts{}, countPrefix(t, s, prefix)); diff != "" {
 		t.Errorf("after deleting both, counts (-want +got):\n%s", diff)
 	}
+}
+
+func expandRelated(ctx context.Context, s *Store, q ExpandQuery) ([]Related, error) {
+	res, err := s.Expand(ctx, q)
+	if err == nil && len(res.Missing) > 0 {
+		err = fmt.Errorf("unexpected missing entities %v", res.Missing)
+	}
+	return res.Related, err
 }
 
 func sortedCopy(s []string) []string {

@@ -249,21 +249,50 @@ func (q ExpandQuery) normalise() (ExpandQuery, error) {
 // frontier is how many one-hop entities a two-hop expansion continues from.
 const frontier = 32
 
+// ExpandResult answers Expand.
+type ExpandResult struct {
+	Related []Related // best first
+	Missing []string  // query entity ids that are not in the graph
+}
+
 // Expand returns up to Limit entities related to the query entities, best first, each
-// with its best path. Query entities themselves are never returned. A two-hop expansion
-// continues from the best one-hop entities only, which bounds its cost around hubs.
-func (s *Store) Expand(ctx context.Context, q ExpandQuery) ([]Related, error) {
+// with its best path. Query entities themselves are never returned; unknown ones are
+// listed in Missing. A two-hop expansion continues from the best one-hop entities only,
+// which bounds its cost around hubs.
+func (s *Store) Expand(ctx context.Context, q ExpandQuery) (ExpandResult, error) {
 	q, err := q.normalise()
 	if err != nil {
-		return nil, fmt.Errorf("expand entities: %w", err)
+		return ExpandResult{}, fmt.Errorf("expand entities: %w", err)
 	}
 	sess := s.session(ctx, neo4j.AccessModeRead)
 	defer sess.Close(ctx)
-	res, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) ([]Related, error) {
-		return expandTx(ctx, tx, q)
+	res, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (ExpandResult, error) {
+		var out ExpandResult
+		recs, err := run(ctx, tx, `
+			MATCH (e:Entity) WHERE e.id IN $ids
+			RETURN collect(e.id) AS found`, map[string]any{"ids": q.EntityIDs})
+		if err != nil {
+			return out, fmt.Errorf("read query entities: %w", err)
+		}
+		found := map[string]bool{}
+		if len(recs) == 1 {
+			for _, id := range stringList(recs[0], "found") {
+				found[id] = true
+			}
+		}
+		for _, id := range q.EntityIDs {
+			if !found[id] {
+				out.Missing = append(out.Missing, id)
+			}
+		}
+		if len(found) == 0 {
+			return out, nil
+		}
+		out.Related, err = expandTx(ctx, tx, q)
+		return out, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("expand entities: %w", classify(err))
+		return ExpandResult{}, fmt.Errorf("expand entities: %w", classify(err))
 	}
 	return res, nil
 }
