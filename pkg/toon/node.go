@@ -41,8 +41,6 @@ type node struct {
 
 func (n *node) isPrimitive() bool { return n.kind < kArray }
 
-func (n *node) boolVal() bool { return n.bits != 0 }
-
 func (n *node) float() float64 { return math.Float64frombits(n.bits) }
 
 // arena hands out node slices from large chunks so that building a tree
