@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -99,6 +100,8 @@ type engineOpts struct {
 	retries  int
 	owner    string
 	maxPages int
+	resolver *net.Resolver
+	canon    *canon.Options
 }
 
 // newEngine builds an engine on st fetching through the SSRF guard (allowing
@@ -117,11 +120,12 @@ func newEngine(t testing.TB, st *store.Store, o engineOpts) *Engine {
 	f, err := fetch.New(fetch.Config{
 		UserAgent: "kgsearch-test/1.0", Allow: o.allow, Timeout: 2 * time.Second,
 		Retries: o.retries, RetryBackoff: 10 * time.Millisecond, HostParallel: 4, MaxBodyBytes: 1 << 20,
+		Resolver: o.resolver,
 	})
 	if err != nil {
 		t.Fatalf("fetch.New: %v", err)
 	}
-	g, err := netguard.New(netguard.Options{Allow: o.allow})
+	g, err := netguard.New(netguard.Options{Allow: o.allow, Resolver: o.resolver})
 	if err != nil {
 		t.Fatalf("netguard.New: %v", err)
 	}
@@ -129,9 +133,13 @@ func newEngine(t testing.TB, st *store.Store, o engineOpts) *Engine {
 	if o.maxPages == 0 {
 		o.maxPages = 1000
 	}
+	copts := canon.DefaultOptions()
+	if o.canon != nil {
+		copts = *o.canon
+	}
 	return New(Config{
 		Owner: o.owner, Workers: o.workers, Lease: o.lease, Poll: 50 * time.Millisecond,
-		Limits: Limits{MaxPages: o.maxPages, MaxDepth: 50}, Canon: canon.DefaultOptions(),
+		Limits: Limits{MaxPages: o.maxPages, MaxDepth: 50}, Canon: copts,
 	}, st, f, g, p, nil, nil)
 }
 

@@ -215,36 +215,11 @@ func (r *jobRun) heartbeatLoop(ctx context.Context, cancel context.CancelCauseFu
 	}
 }
 
-// seed queues the start URL, the stored pages of the job's domains (recrawl)
-// and the sitemaps' URLs.
+// seed queues the start URL and the sitemaps' URLs.
 func (r *jobRun) seed(ctx context.Context) error {
 	e := r.e
 	if _, err := e.st.EnqueueURLs(ctx, r.job.ID, []store.FrontierURL{{URL: r.spec.URL, Depth: 0}}); err != nil {
 		return err
-	}
-	if r.spec.Recrawl {
-		var urls []store.FrontierURL
-		for _, d := range r.spec.AllowedDomains {
-			after := ""
-			for {
-				page, err := e.st.ListDocuments(ctx, store.ListOptions{After: after, Limit: 1000, Domain: d})
-				if err != nil {
-					return err
-				}
-				for _, doc := range page.Documents {
-					if u, err := url.Parse(doc.URL); err == nil && r.filters.check(u, doc.URL) == "" {
-						urls = append(urls, store.FrontierURL{URL: doc.URL, Depth: 0})
-					}
-				}
-				if page.NextAfter == "" {
-					break
-				}
-				after = page.NextAfter
-			}
-		}
-		if _, err := e.st.EnqueueURLs(ctx, r.job.ID, urls); err != nil {
-			return err
-		}
 	}
 	if r.spec.Sitemap() && r.spec.Depth() >= 1 {
 		seed, _ := url.Parse(r.spec.URL)
@@ -429,7 +404,11 @@ func (r *jobRun) handle(ctx context.Context, it store.FrontierItem) outcome {
 	}
 
 	req := fetch.Request{URL: it.URL, IgnoreRobots: !r.spec.Robots()}
-	if r.spec.Recrawl && prev != nil {
+	// A recrawl asks conditionally only for pages whose links it will not
+	// follow: a 304 has no body, and the links of inner pages are needed to
+	// reach the rest of the site. Inner pages that did not change are still
+	// recognised by their content hash and not embedded again.
+	if r.spec.Recrawl && prev != nil && it.Depth >= r.spec.Depth() {
 		req.ETag, req.LastModified = prev.ETag, prev.LastModified
 	}
 	fetchedAt := time.Now().UTC()

@@ -206,7 +206,7 @@ func TestRecrawl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		re := waitJob(t, e, createJob(t, st, Spec{URL: rs.URL + "/", UseSitemap: ptr(false), Recrawl: true}), 30*time.Second)
+		re := waitJob(t, e, createJob(t, st, Spec{URL: rs.URL + "/", MaxDepth: ptr(1), UseSitemap: ptr(false), Recrawl: true}), 30*time.Second)
 		if re.Counters.Deleted != 1 || re.Counters.Stored != 1 || re.Counters.Unchanged != 2 {
 			t.Errorf("recrawl counters: got deleted %d, stored %d, unchanged %d; want 1, 1 (/y), 2 (/ and /x)",
 				re.Counters.Deleted, re.Counters.Stored, re.Counters.Unchanged)

@@ -45,6 +45,8 @@ type Config struct {
 	Retries       int           // retries after 429, 5xx, timeouts; negative: none; default 0
 	RetryBackoff  time.Duration // first retry delay, doubled each time; default 500ms
 	RobotsTTL     time.Duration // robots.txt cache lifetime; default 1h
+	// Resolver looks host names up for the SSRF guard; nil: the system resolver.
+	Resolver *net.Resolver
 	// Transport replaces the netguard transport (tests of this package only).
 	Transport http.RoundTripper
 }
@@ -115,7 +117,7 @@ func New(cfg Config) (*Fetcher, error) {
 	}
 	transport := cfg.Transport
 	if transport == nil {
-		g, err := netguard.New(netguard.Options{Allow: cfg.Allow, ResponseHeaderTimeout: cfg.Timeout})
+		g, err := netguard.New(netguard.Options{Allow: cfg.Allow, Resolver: cfg.Resolver, ResponseHeaderTimeout: cfg.Timeout})
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w", err)
 		}

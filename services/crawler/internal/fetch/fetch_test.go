@@ -308,7 +308,9 @@ func TestCrawlDelayAndSitemaps(t *testing.T) {
 
 func TestRedirectsAreReturnedNotFollowed(t *testing.T) {
 	s := newServer(t, map[string]http.HandlerFunc{
-		"/old": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/new?x=1", http.StatusMovedPermanently) },
+		"/old": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/new?x=1", http.StatusMovedPermanently)
+		},
 		"/new": html("<p>new</p>"),
 		"/etag": func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("If-None-Match") == `"v1"` && r.Header.Get("If-Modified-Since") != "" {
