@@ -136,8 +136,25 @@ func matchExpansion(c *chunkCtx, last int, letters []rune) int {
 // non-stopword contributes its first letter and may contribute later letters in
 // order; stopwords may contribute their first letter or nothing.
 func expansionSpells(words []string, letters []rune) bool {
-	var rec func(w, l int) bool
+	// memo[w][l]: 0 unknown, 1 true, 2 false (keeps the search polynomial)
+	memo := make([][]uint8, len(words)+1)
+	for i := range memo {
+		memo[i] = make([]uint8, len(letters)+1)
+	}
+	var rec, solve func(w, l int) bool
 	rec = func(w, l int) bool {
+		if l > len(letters) {
+			return false
+		}
+		if memo[w][l] == 0 {
+			memo[w][l] = 2
+			if solve(w, l) {
+				memo[w][l] = 1
+			}
+		}
+		return memo[w][l] == 1
+	}
+	solve = func(w, l int) bool {
 		if w == len(words) {
 			return l == len(letters)
 		}

@@ -269,10 +269,11 @@ func (l *Learner) Documents() int {
 // Counts returns the corpus counts behind the NPMI of entities a and b: chunks
 // holding a, holding b, holding both, and all chunks.
 func (l *Learner) Counts(a, b string) (countA, countB, countAB, chunks int) {
+	p := [2]string{a, b}
 	if b < a {
-		a, b = b, a
+		p = [2]string{b, a}
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return l.entities[a], l.entities[b], l.pairs[[2]string{a, b}], l.chunks
+	return l.entities[a], l.entities[b], l.pairs[p], l.chunks
 }

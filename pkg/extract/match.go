@@ -375,19 +375,24 @@ func (m *matcher) urlMention(i int) {
 // ("ssh-keygen", "docker-compose") and command lines ("pip install x").
 func (m *matcher) codeUnits() {
 	a := m.c.atoms
+	k := 0
 	for ri, r := range m.c.regions {
+		for k < len(a) && a[k].code < ri && (a[k].code >= 0 || a[k].start < r.start) {
+			k++
+		}
 		first, last := -1, -1
-		for k := range a {
-			if a[k].code == ri {
+		for q := k; q < len(a) && a[q].start < r.end; q++ {
+			if a[q].code == ri {
 				if first < 0 {
-					first = k
+					first = q
 				}
-				last = k
+				last = q
 			}
 		}
 		if first < 0 {
 			continue
 		}
+		k = last + 1
 		raw := strings.TrimSpace(m.c.text[r.start:r.end])
 		if strings.HasPrefix(raw, "$ ") || strings.HasPrefix(raw, "> ") {
 			raw = strings.TrimSpace(raw[2:])
@@ -559,8 +564,9 @@ func (m *matcher) capitalRun(i int) (int, bool) {
 	if !isCapitalised(a[i]) || a[i].code >= 0 {
 		return 0, false
 	}
-	if a[i].first && (isCommonWord(strings.ToLower(a[i].text)) || functionWords[strings.ToLower(a[i].text)]) {
-		return 0, false
+	if a[i].first && (isCommonWord(strings.ToLower(a[i].text)) || functionWords[strings.ToLower(a[i].text)] ||
+		len(a[i].text) > 4 && strings.HasSuffix(a[i].text, "ing")) {
+		return 0, false // "Using X", "Installing X"
 	}
 	if functionWords[strings.ToLower(a[i].text)] {
 		return 0, false

@@ -207,7 +207,13 @@ func sentenceRelations(text string, ms []relMention) []relFound {
 			continue
 		}
 		gap := text[l.end:r.start]
+		if len(gap) > 400 {
+			continue // too far apart to be one statement
+		}
 		words, _ := gapWords(gap)
+		if len(words) > 20 {
+			continue
+		}
 		if len(words) == 0 {
 			if ms[k].head >= 0 {
 				ms[k+1].head = ms[k].head // a chain of modifiers: "machine learning framework"
@@ -225,7 +231,7 @@ func sentenceRelations(text string, ms []relMention) []relFound {
 		// "Y such as X1, X2"
 		if len(words) == 2 && words[0] == "such" && words[1] == "as" {
 			if isaTargets[l.typ] {
-				for q := k + 1; q < len(ms); q++ {
+				for q := k + 1; q < len(ms) && q-k <= 20; q++ {
 					if q > k+1 && !listGap(text[ms[q-1].end:ms[q].start]) {
 						break
 					}
@@ -239,7 +245,7 @@ func sentenceRelations(text string, ms []relMention) []relFound {
 			continue
 		}
 		conf := c.conf
-		if hasAny(prefix, negations) || hasAny(suffix, negations) {
+		if hasAny(prefix, negations) || hasAny(suffix, negations) || containsWord(suffix, ";") || containsWord(suffix, ":") {
 			continue
 		}
 		subj := k
@@ -284,7 +290,7 @@ func sentenceRelations(text string, ms []relMention) []relFound {
 		if c.typ == RelIsA {
 			if !isaTargets[r.typ] || !isHead(text, r.end) || len(prefix) > 0 {
 				// a modifier of a predicate noun phrase: the phrase still describes the subject
-				if isCopula(c) && len(prefix) == 0 {
+				if isCopula(c) && len(prefix) == 0 && len(suffix) <= 3 && !containsWord(suffix, ",") {
 					ms[k+1].head = headOf(ms, subj)
 				}
 				continue
@@ -297,12 +303,12 @@ func sentenceRelations(text string, ms []relMention) []relFound {
 		subjects := []int{subj}
 		// a list of subjects: "Milvus and Qdrant use HNSW"
 		if subj == k {
-			for q := k; q > 0 && listGap(text[ms[q-1].end:ms[q].start]); q-- {
+			for q := k; q > 0 && k-q < 20 && listGap(text[ms[q-1].end:ms[q].start]); q-- {
 				subjects = append(subjects, q-1)
 			}
 		}
 		objects := []int{k + 1}
-		for q := k + 2; q < len(ms) && listGap(text[ms[q-1].end:ms[q].start]); q++ {
+		for q := k + 2; q < len(ms) && q-k < 20 && listGap(text[ms[q-1].end:ms[q].start]); q++ {
 			objects = append(objects, q)
 		}
 		for si, s := range subjects {

@@ -1,0 +1,108 @@
+package extract
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+)
+
+func TestLearnerPromotion(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	terms := []Term{{Name: "Flux Router", Type: "software", Source: TermHeading}, {Name: "Flux Router", Type: "software", Source: TermCapitalised}}
+	l.Observe("d1", terms, nil)
+	if got := l.Promoted(); len(got) != 0 {
+		t.Fatalf("after one document: got %v promoted, want none (needs 2 documents)", got)
+	}
+	l.Observe("d1", terms, nil) // the same document again replaces, it does not add
+	if got := l.Promoted(); len(got) != 0 {
+		t.Fatalf("after re-observing d1: got %v, want none", got)
+	}
+	l.Observe("d2", terms[:1], nil)
+	got := l.Promoted()
+	want := LearnedTerm{ID: "flux-router", Name: "Flux Router", Type: "software", Documents: 2, Score: 3}
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("after two documents: got %+v, want [%+v]", got, want)
+	}
+	l.Forget("d2")
+	if got := l.Promoted(); len(got) != 0 {
+		t.Errorf("after forgetting d2: got %v, want none", got)
+	}
+	if n := l.Documents(); n != 1 {
+		t.Errorf("documents: got %d, want 1", n)
+	}
+}
+
+func TestLearnerCounts(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	l.Observe("d1", nil, [][]string{{"a", "b"}, {"a"}, {"c"}})
+	l.Observe("d2", nil, [][]string{{"b", "a", "a"}})
+	ca, cb, cab, n := l.Counts("b", "a")
+	if ca != 2 || cb != 3 || cab != 2 || n != 4 {
+		t.Errorf("counts(b, a): got %d %d %d %d, want 2 3 2 4 (a in 3 chunks, b in 2, together 2, of 4)", ca, cb, cab, n)
+	}
+	l.Observe("d1", nil, [][]string{{"c"}}) // replaces d1
+	ca, cb, cab, n = l.Counts("a", "b")
+	if ca != 1 || cb != 1 || cab != 1 || n != 2 {
+		t.Errorf("counts after replacing d1: got %d %d %d %d, want 1 1 1 2", ca, cb, cab, n)
+	}
+}
+
+// TestLearnerInExtraction: a name seen in headings and prose of two documents is
+// promoted and then found in a third document where nothing else marks it.
+func TestLearnerInExtraction(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	x := newTestExtractor(t, WithLearner(l))
+	for i := 1; i <= 2; i++ {
+		x.Document(Document{ID: fmt.Sprintf("d%d", i), Title: "Using Quillmate Sync",
+			Chunks: []Chunk{{ID: "c", Text: "Quillmate Sync copies notes between devices."}}})
+	}
+	promoted := l.Promoted()
+	if len(promoted) == 0 || promoted[0].ID != "quillmate-sync" {
+		t.Fatalf("promoted: got %+v, want quillmate-sync", promoted)
+	}
+	got := x.Query("how does quillmate sync handle conflicts")
+	if len(got) != 1 || got[0].ID != "quillmate-sync" || got[0].Confidence > confLearned {
+		t.Errorf("query: got %+v, want quillmate-sync at confidence <= %v", got, confLearned)
+	}
+}
+
+// TestLearnerCooccurrence: with a learner, NPMI uses the corpus counts.
+func TestLearnerCooccurrence(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	x := newTestExtractor(t, WithLearner(l))
+	x.Document(Document{ID: "d1", Chunks: []Chunk{{ID: "c1", Text: "Celery talks to RabbitMQ."}, {ID: "c2", Text: "Grafana."}}})
+	res := x.Document(Document{ID: "d2", Chunks: []Chunk{{ID: "c1", Text: "Celery and RabbitMQ again."}, {ID: "c2", Text: "Kibana."}}})
+	// corpus: 4 chunks; celery in 2, rabbitmq in 2, together in 2 → NPMI 1
+	for _, r := range res.Relations {
+		if r.Type == RelCoOccurs && r.From == "celery" && r.To == "rabbitmq" {
+			if math.Abs(r.Weight-1) > 1e-9 {
+				t.Errorf("NPMI: got %v, want 1", r.Weight)
+			}
+			return
+		}
+	}
+	t.Errorf("CO_OCCURS celery–rabbitmq missing in %+v", res.Relations)
+}
+
+func TestLearnerConcurrent(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	x := newTestExtractor(t, WithLearner(l))
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				x.Document(Document{ID: fmt.Sprintf("d%d-%d", g, i), Title: "Zarnok Engine",
+					Chunks: []Chunk{{ID: "c", Text: "Zarnok Engine uses Redis and PostgreSQL."}}})
+				x.Query("zarnok engine redis")
+				l.Promoted()
+			}
+		}(g)
+	}
+	wg.Wait()
+	if n := l.Documents(); n != 80 {
+		t.Errorf("documents: got %d, want 80", n)
+	}
+}
