@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -377,17 +378,7 @@ func expandRelated(ctx context.Context, s *Store, q ExpandQuery) ([]Related, err
 	return res.Related, err
 }
 
-func sortedCopy(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
-}
+func sortedCopy(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
 func TestPlaceholders(t *testing.T) {
 	s, prefix := newTestStore(t)
