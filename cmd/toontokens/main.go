@@ -6,6 +6,7 @@
 // Tokenizer tables are embedded, so it runs without network access.
 //
 //	go run ./cmd/toontokens [-builtin=false] [file.json ...]
+//	curl -s 'localhost:8080/api/v1/search?q=go&format=json' | go run ./cmd/toontokens -builtin=false -
 package main
 
 import (
@@ -41,6 +42,10 @@ type payload struct {
 var encodings = []string{"cl100k_base", "o200k_base"}
 
 func run(args []string, out io.Writer) error {
+	return runWith(args, os.Stdin, out)
+}
+
+func runWith(args []string, stdin io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("toontokens", flag.ContinueOnError)
 	builtin := fs.Bool("builtin", true, "measure the built-in benchmark payloads")
 	if err := fs.Parse(args); err != nil {
@@ -64,6 +69,18 @@ func run(args []string, out io.Writer) error {
 		}
 	}
 	for _, f := range fs.Args() {
+		if f == "-" {
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				return fmt.Errorf("read payload from stdin: %w", err)
+			}
+			p, err := fromJSON("stdin", data)
+			if err != nil {
+				return err
+			}
+			payloads = append(payloads, p)
+			continue
+		}
 		p, err := fromFile(f)
 		if err != nil {
 			return err

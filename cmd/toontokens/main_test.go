@@ -32,6 +32,17 @@ func TestRunFile(t *testing.T) {
 	}
 }
 
+func TestRunStdin(t *testing.T) {
+	var out bytes.Buffer
+	in := strings.NewReader(`[{"a":1,"b":"x"},{"a":2,"b":"y"}]`)
+	if err := runWith([]string{"-builtin=false", "-"}, in, &out); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if got := strings.Count(out.String(), "| stdin | "); got != 3 {
+		t.Errorf("got %d stdin rows, want 3 (two encodings and the byte table):\n%s", got, out.String())
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
