@@ -60,6 +60,8 @@ type matcher struct {
 	aliases map[string]*entry // acronyms defined in the document
 	lenient bool              // queries: case-insensitive, lower confidence
 	out     []rawMention
+	// aliasFirst indexes the aliases by first word; built on first use
+	aliasFirst map[string]int
 }
 
 const (
@@ -196,13 +198,23 @@ func (m *matcher) lookupSurface(surface, key string) (*keyInfo, bool) {
 }
 
 func (m *matcher) maxAliasAtoms(firstKey string) int {
-	n := 0
-	for k := range m.aliases {
-		if strings.HasPrefix(k, firstKey) {
-			n = max(n, strings.Count(k, "-")+1)
-		}
+	if m.aliasFirst == nil && len(m.aliases) > 0 {
+		m.aliasFirst = aliasIndex(m.aliases)
 	}
-	return n
+	return m.aliasFirst[firstKey]
+}
+
+// aliasIndex maps the first word of each document alias to its word count.
+func aliasIndex(aliases map[string]*entry) map[string]int {
+	idx := make(map[string]int, len(aliases))
+	for k := range aliases {
+		first, n := k, strings.Count(k, "-")+1
+		if i := strings.IndexByte(k, '-'); i >= 0 {
+			first = k[:i]
+		}
+		idx[first] = max(idx[first], n)
+	}
+	return idx
 }
 
 // accept decides whether a known key matches here, and with what confidence.
