@@ -103,7 +103,6 @@ type Engine struct {
 	hub     *hub
 	wake    chan struct{}
 	block   *blocklist
-	now     func() time.Time
 }
 
 // New builds an engine. reg may be nil (no metrics registered).
@@ -114,7 +113,7 @@ func New(cfg Config, st *store.Store, f *fetch.Fetcher, g *netguard.Guard, p *pi
 	return &Engine{
 		cfg: cfg.withDefaults(), st: st, fetcher: f, guard: g, pipe: p, log: logger,
 		m: newMetrics(reg), hub: newHub(), wake: make(chan struct{}, 1),
-		block: newBlocklist(st, 5*time.Second), now: time.Now,
+		block: newBlocklist(st, 5*time.Second),
 	}
 }
 
