@@ -168,13 +168,13 @@ server_pid() { pid_matches "$SERVER_PID" org.neo4j.server.CommunityEntryPoint; }
 # (5.0-5.8, 4.4); a ready server answers with the version it picked (non-zero).
 bolt_ping() {
 	local reply
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	reply=$(timeout 3 bash -c '
 		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
 		printf "\x60\x60\xb0\x17\x00\x08\x08\x05\x00\x00\x04\x04\x00\x00\x00\x00\x00\x00\x00\x00" >&3
-		head -c 4 <&3 | od -An -tx1
+		head -c 4 <&3 | od -An -tx1 | tr -d " \n"
 	' _ "$BOLT_PORT" 2>/dev/null) || return 1
-	reply=$(echo $reply)
-	[[ -n $reply && $reply != "00 00 00 00" ]]
+	[[ ${#reply} == 8 && $reply != 00000000 ]]
 }
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -213,6 +213,7 @@ cmd_start() {
 		: >"$CONSOLE_LOG"
 		# setsid: the server must not die with the shell or terminal that started it.
 		# The inner bash records its own pid, then execs the launcher JVM under that pid.
+		# shellcheck disable=SC2016 # expanded by the inner bash
 		setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$LAUNCHER_PID" \
 			nohup "$JAVA" "${LAUNCHER_OPTS[@]}" -cp "$LIB/*" -Dbasedir="$HOME_DIR" \
 			org.neo4j.server.startup.Neo4jCommand console \
@@ -273,7 +274,7 @@ cmd_stop() {
 		kill -TERM "$spid" 2>/dev/null || true
 	fi
 	if ! wait_gone 60 "$lpid" "$spid"; then
-		[[ -n $spid ]] && kill -TERM "$spid" 2>/dev/null || true
+		if [[ -n $spid ]]; then kill -TERM "$spid" 2>/dev/null || true; fi
 		if ! wait_gone 30 "$lpid" "$spid"; then
 			log "clean shutdown timed out; killing"
 			for p in $lpid $spid; do kill -KILL "$p" 2>/dev/null || true; done
