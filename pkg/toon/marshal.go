@@ -42,26 +42,42 @@ func Marshal(v any, opts ...Option) ([]byte, error) {
 
 // marshalInto encodes v using the arena's pooled output buffer.
 func marshalInto(a *arena, cfg *config, v any) ([]byte, error) {
-	b := builder{a: a}
-	w := writer{cfg: cfg, buf: a.out[:0], delim: cfg.delim}
-	if cfg.keyFolding {
+	// The encoder state lives in the pooled arena so that a Marshal call
+	// allocates only its result.
+	m := &a.ms
+	m.cfg = *cfg
+	m.b = builder{a: a}
+	m.w = writer{cfg: &m.cfg, buf: a.out[:0], delim: m.cfg.delim}
+	defer func() {
+		a.out = m.w.buf
+		m.w = writer{}
+		m.b = builder{}
+		m.d = direct{}
+	}()
+	if m.cfg.keyFolding {
 		// Folding looks at whole subtrees and root keys: use the tree.
 		var root node
-		if err := b.encode(reflect.ValueOf(v), &root); err != nil {
+		if err := m.b.encode(reflect.ValueOf(v), &root); err != nil {
 			return nil, err
 		}
-		w.encodeDocument(&root)
-	} else {
-		d := direct{w: &w, b: &b, scratch: a.tmp}
-		err := d.encodeRoot(reflect.ValueOf(v))
-		a.tmp = d.scratch
-		if err != nil {
-			a.out = w.buf
-			return nil, err
-		}
+		m.w.encodeDocument(&root)
+		return m.w.buf, nil
 	}
-	a.out = w.buf
-	return w.buf, nil
+	m.d = direct{w: &m.w, b: &m.b, scratch: a.tmp}
+	err := m.d.encodeRoot(reflect.ValueOf(v))
+	a.tmp = m.d.scratch
+	if err != nil {
+		return nil, err
+	}
+	return m.w.buf, nil
+}
+
+// marshalState is the reusable state of one Marshal call.
+type marshalState struct {
+	cfg config
+	b   builder
+	w   writer
+	d   direct
 }
 
 // UnsupportedTypeError is returned by Marshal for values that have no TOON

@@ -52,6 +52,7 @@ type arena struct {
 	buf    []byte   // scratch bytes (unescaping, number text)
 	out    []byte   // pooled output buffer
 	tmp    []byte   // scratch for the direct encoder
+	ms     marshalState
 }
 
 const minChunk = 512
