@@ -165,7 +165,7 @@ launcher_pid() { pid_matches "$LAUNCHER_PID" org.neo4j.server.startup.Neo4jComma
 server_pid() { pid_matches "$SERVER_PID" org.neo4j.server.CommunityEntryPoint; }
 
 # bolt_ping performs the Bolt handshake: magic 0x6060B017, then four proposed versions
-# (5.0-5.8, 4.4); a ready server answers with the version it picked (non-zero).
+# (5.0-5.8, 4.4); a ready server answers with the version it picked.
 bolt_ping() {
 	local reply
 	# shellcheck disable=SC2016 # expanded by the inner bash
@@ -174,7 +174,8 @@ bolt_ping() {
 		printf "\x60\x60\xb0\x17\x00\x08\x08\x05\x00\x00\x04\x04\x00\x00\x00\x00\x00\x00\x00\x00" >&3
 		head -c 4 <&3 | od -An -tx1 | tr -d " \n"
 	' _ "$BOLT_PORT" 2>/dev/null) || return 1
-	[[ ${#reply} == 8 && $reply != 00000000 ]]
+	# A version is 00 00 <minor> <major>; anything else (an HTTP answer, zeros) is not Bolt.
+	[[ $reply =~ ^0000[0-9a-f]{2}0[45]$ ]]
 }
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
