@@ -233,3 +233,24 @@ func TestOptionErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestRawMessageRoundTrip(t *testing.T) {
+	type doc struct {
+		Raw json.RawMessage `json:"raw"`
+	}
+	in := doc{Raw: json.RawMessage(`{"b":[1,2],"a":{"x":"y"}}`)}
+	data, err := toon.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "raw:\n  b[2]: 1,2\n  a:\n    x: y"; string(data) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", data, want)
+	}
+	var out doc
+	if err := toon.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if string(out.Raw) != string(in.Raw) {
+		t.Errorf("got %s, want %s", out.Raw, in.Raw)
+	}
+}
