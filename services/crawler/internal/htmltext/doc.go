@@ -5,9 +5,12 @@
 // Main content is located by a maintained extraction library: go-readability
 // first (it keeps the document's own structure and order, which matters for
 // reference documentation such as Sphinx pages: code examples and definition
-// lists stay intact), go-trafilatura with FavorRecall as a second opinion when
-// readability returns suspiciously little, and only when both fail the body
-// with its navigation landmarks removed. The content node is then rendered to
+// lists stay intact). When readability returns suspiciously little (under 400
+// bytes on a page with more than twice as much visible text; on link-list
+// pages it tends to pick the footer), the page's own main landmark (<main> or
+// role="main", minus navigation, sidebars and banners) is used, else
+// go-trafilatura with FavorRecall, and only when all fail the body with its
+// navigation landmarks removed. Page.Extractor says which one was used. The content node is then rendered to
 // plain text by this package: one block per paragraph, list item, table row,
 // definition term or code block; blocks separated by a blank line (list items,
 // table rows and term/definition pairs by a single newline); preformatted

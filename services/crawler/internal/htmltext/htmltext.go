@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/abadojack/whatlanggo"
+	"github.com/go-shiori/dom"
 	"github.com/go-shiori/go-readability"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
@@ -27,6 +28,7 @@ var ErrUnsupportedType = errors.New("unsupported content type")
 const (
 	ExtractorReadability = "readability"
 	ExtractorTrafilatura = "trafilatura"
+	ExtractorLandmark    = "landmark"
 	ExtractorBody        = "body"
 	ExtractorPlain       = "plain"
 )
@@ -103,6 +105,9 @@ type Robots struct {
 // when the page has much more visible text.
 const minMainText = 400
 
+// minLandmarkText is the least text a main landmark must hold to be used.
+const minLandmarkText = 40
+
 // Extract extracts the main text and metadata from body, a document fetched
 // from pageURL with the given Content-Type and response headers (hdr may be
 // nil). An empty or unknown content type is sniffed.
@@ -148,7 +153,7 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 	content, extractor := mainContent(doc, pageURL)
 	rd := newRenderer()
 	rd.spaceInline = extractor == ExtractorTrafilatura
-	if extractor == ExtractorReadability && m.firstH1 != nil && !hasElement(content, "h1") {
+	if extractor == ExtractorReadability && m.firstH1 != nil && !hasElement(content, "h1") && !startsWithText(content, m.firstH1) {
 		// Readability drops an h1 that repeats the title; it is the page's
 		// top heading and belongs in the section paths.
 		rd.heading(m.firstH1, 1)
@@ -177,13 +182,32 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 // method that found it.
 func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 	visible := visibleTextLen(doc)
+	var landmark *html.Node
+	landmarkText := ""
+	if m := mainLandmark(doc); m != nil {
+		landmark = pruneBoilerplate(dom.Clone(m, true))
+		landmarkText = collapse(textOf(landmark))
+		if len(landmarkText) < minLandmarkText {
+			landmark = nil
+		}
+	}
 	parser := readability.NewParser()
 	article, err := parser.ParseDocument(doc, pageURL)
 	best, bestName, bestLen := (*html.Node)(nil), "", 0
 	if err == nil && article.Node != nil {
 		best, bestName, bestLen = article.Node, ExtractorReadability, textLen(article.Node)
 	}
+	// When the page declares its main content and readability's choice lies
+	// outside it (on link-list pages readability tends to pick the footer),
+	// the page's own landmark wins.
+	if landmark != nil && best != nil && !sharesText(collapse(textOf(best)), landmarkText) {
+		return landmark, ExtractorLandmark
+	}
 	if bestLen < minMainText && visible > 2*bestLen {
+		// Readability found little on a page with much more text.
+		if landmark != nil && len(landmarkText) > bestLen {
+			return landmark, ExtractorLandmark
+		}
 		res, err := trafilatura.ExtractDocument(doc, trafilatura.Options{
 			OriginalURL:     pageURL,
 			Focus:           trafilatura.FavorRecall,
@@ -200,6 +224,33 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		return strippedBody(doc), ExtractorBody
 	}
 	return best, bestName
+}
+
+// startsWithText reports whether content starts with the text of heading
+// (readability sometimes turns the h1 into an h2 or a paragraph).
+func startsWithText(content, heading *html.Node) bool {
+	h := trimPilcrow(collapse(textOf(heading)))
+	if h == "" {
+		return true
+	}
+	return strings.HasPrefix(collapse(textOf(content)), h)
+}
+
+// sharesText reports whether some run of words of text (sampled at a
+// quarter, half and three quarters of it) occurs in other.
+func sharesText(text, other string) bool {
+	words := strings.Fields(text)
+	const run = 6
+	if len(words) < run {
+		return strings.Contains(other, strings.Join(words, " "))
+	}
+	for _, at := range []int{len(words) / 4, len(words) / 2, 3 * len(words) / 4} {
+		at = min(at, len(words)-run)
+		if strings.Contains(other, strings.Join(words[at:at+run], " ")) {
+			return true
+		}
+	}
+	return false
 }
 
 func extractPlain(body []byte, pageURL *url.URL, cs string, hdr http.Header) (*Page, error) {

@@ -2,6 +2,7 @@ package htmltext
 
 import (
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -312,7 +313,7 @@ func pydocDir(t testing.TB) string {
 // navigation gone.
 func TestPythonDocs(t *testing.T) {
 	dir := pydocDir(t)
-	boilerplate := []string{"Previous topic", "Next topic", "This Page", "Report a Bug", "Show Source", "Quick search", "Navigation", "Table of Contents", "modules |", "Python »", "Found a bug?", "Last updated on"}
+	boilerplate := []string{"© Copyright", "Created using Sphinx", "Previous topic", "Next topic", "This Page", "Report a Bug", "Show Source", "Quick search", "Navigation", "Table of Contents", "modules |", "Python »", "Found a bug?", "Last updated on"}
 	tests := []struct {
 		page         string
 		firstHeading string
@@ -346,6 +347,13 @@ func TestPythonDocs(t *testing.T) {
 			firstHeading: "Built-in Types",
 			wantText:     []string{"Truth Value Testing", "str.split(sep=None, maxsplit=-1)"},
 			minHeadings:  20,
+		},
+		{
+			// A table-of-contents page: readability alone returns the footer.
+			page:         "faq/index.html",
+			firstHeading: "Python Frequently Asked Questions",
+			wantText:     []string{"- General Python FAQ\n- Programming FAQ"},
+			minHeadings:  1,
 		},
 		{
 			page:         "glossary.html",
@@ -386,4 +394,60 @@ func TestPythonDocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestExtractMainLandmarkOnLinkListPage(t *testing.T) {
+	// A Sphinx-shaped table-of-contents page: readability prefers the
+	// footer's sentences over the list of links.
+	p := extractFile(t, "toc.html", "http://example.com/manual/cookbook/index.html", nil)
+	if p.Extractor != ExtractorLandmark {
+		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorLandmark)
+	}
+	want := "Cookbook Questions\n\n- Getting started questions\n- Building from source questions\n- Deployment questions\n- Performance questions\n- Desktop interface questions\n- “Why is the tool on my machine?” questions"
+	if p.Text != want {
+		t.Errorf("text = %q, want %q", p.Text, want)
+	}
+}
+
+// TestPythonDocsSurvey extracts every page of the Python manual and checks
+// that none leaks Sphinx boilerplate or comes out (nearly) empty. It takes a
+// minute or two, so it runs only with KGS_PYDOC_SURVEY=1.
+func TestPythonDocsSurvey(t *testing.T) {
+	if os.Getenv("KGS_PYDOC_SURVEY") != "1" {
+		t.Skip("set KGS_PYDOC_SURVEY=1 to extract the whole Python manual")
+	}
+	dir := pydocDir(t)
+	counts := map[string]int{}
+	pages := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") || strings.Contains(path, "_static") {
+			return err
+		}
+		body, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		p, err := Extract(body, mustURL(t, "http://127.0.0.1:8099/"+filepath.ToSlash(rel)), "text/html", nil)
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			return nil
+		}
+		checkInvariants(t, p)
+		pages++
+		counts[p.Extractor]++
+		if len(p.Text) < 60 {
+			t.Errorf("%s: only %d bytes of text (%s)", rel, len(p.Text), p.Extractor)
+		}
+		for _, s := range []string{"Previous topic", "Next topic", "Show Source", "Quick search", "Report a Bug", "Created using Sphinx"} {
+			if strings.Contains(p.Text, s) {
+				t.Errorf("%s: text contains boilerplate %q (%s)", rel, s, p.Extractor)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pages, extractors %v", pages, counts)
 }

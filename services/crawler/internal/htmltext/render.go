@@ -193,7 +193,7 @@ func (r *renderer) heading(n *html.Node, level int) {
 	sub := newRenderer()
 	sub.inCell = 1 // keep everything on one line
 	sub.children(n)
-	text := collapse(sub.cur.String())
+	text := trimPilcrow(collapse(sub.cur.String()))
 	for _, c := range sub.code {
 		r.addCodeText(c)
 	}
@@ -288,6 +288,9 @@ func (r *renderer) flush() {
 			}
 		}
 		text = strings.Join(out, "\n")
+	}
+	if kind == kindItem {
+		text = trimPilcrow(text)
 	}
 	if strings.TrimSpace(text) == "" {
 		return
@@ -439,20 +442,43 @@ func strippedBody(doc *html.Node) *html.Node {
 	if body == nil {
 		return doc
 	}
-	var prune func(*html.Node)
-	prune = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; {
-			next := c.NextSibling
-			if c.Type == html.ElementNode && isBoilerplate(c) {
-				n.RemoveChild(c)
-			} else {
-				prune(c)
+	return pruneBoilerplate(body)
+}
+
+// mainLandmark returns the document's <main> element or its element with
+// role="main", nil when there is none.
+func mainLandmark(doc *html.Node) *html.Node {
+	if m := findFirst(doc, atom.Main); m != nil {
+		return m
+	}
+	var found *html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && found == nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && attr(c, "role") == "main" {
+				found = c
+				return
 			}
-			c = next
+			walk(c)
 		}
 	}
-	prune(body)
-	return body
+	walk(doc)
+	return found
+}
+
+// pruneBoilerplate removes navigation, banners, sidebars and cookie notices
+// below n (in place) and returns n.
+func pruneBoilerplate(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && isBoilerplate(c) {
+			n.RemoveChild(c)
+		} else {
+			pruneBoilerplate(c)
+		}
+		c = next
+	}
+	return n
 }
 
 func isBoilerplate(n *html.Node) bool {
@@ -534,4 +560,10 @@ func tagOf(n *html.Node) atom.Atom {
 		return n.DataAtom
 	}
 	return atom.Lookup([]byte(strings.ToLower(n.Data)))
+}
+
+// trimPilcrow removes a permalink sign left at the end of a heading or term
+// when an extractor dropped its link.
+func trimPilcrow(s string) string {
+	return strings.TrimRightFunc(strings.TrimSuffix(strings.TrimRightFunc(s, unicode.IsSpace), "¶"), unicode.IsSpace)
 }
