@@ -84,7 +84,7 @@ type Mention struct {
 type Relation struct {
 	From, To   string // entity ids
 	Type       string // e.g. USES, DEPENDS_ON, IS_A, PART_OF, CO_OCCURS
-	Weight     float64
+	Weight     float64  // finite; e.g. an evidence count, or NPMI (may be negative) for co-occurrence
 	Confidence float64  // in [0,1]
 	Evidence   []string // chunk ids of this document
 	Source     string   // SourcePattern (default), SourceCooccurrence or SourceLink
@@ -277,8 +277,8 @@ func prepare(d Doc) (*prepared, error) {
 		if len(r.Type) > 128 {
 			return nil, invalid("relations[%d].type is longer than 128 bytes", i)
 		}
-		if math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) || r.Weight < 0 {
-			return nil, invalid("relations[%d].weight is %v, want a finite number >= 0", i, r.Weight)
+		if math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) {
+			return nil, invalid("relations[%d].weight is %v, want a finite number", i, r.Weight)
 		}
 		if err := checkUnit(fmt.Sprintf("relations[%d].confidence", i), r.Confidence); err != nil {
 			return nil, err

@@ -44,7 +44,7 @@ func TestPrepareRejects(t *testing.T) {
 		{"relation unknown to", func(d *Doc) { d.Relations[0].To = "zz" }, `relations[0].to "zz"`},
 		{"relation to itself", func(d *Doc) { d.Relations[0].To = "a" }, "relates entity \"a\" to itself"},
 		{"relation without type", func(d *Doc) { d.Relations[0].Type = "" }, "relations[0].type is empty"},
-		{"relation negative weight", func(d *Doc) { d.Relations[0].Weight = -1 }, "relations[0].weight is -1"},
+		{"relation NaN weight", func(d *Doc) { d.Relations[0].Weight = math.NaN() }, "relations[0].weight is NaN"},
 		{"relation infinite weight", func(d *Doc) { d.Relations[0].Weight = math.Inf(1) }, "relations[0].weight is +Inf"},
 		{"relation source", func(d *Doc) { d.Relations[0].Source = "llm" }, `relations[0].source is "llm"`},
 		{"relation evidence", func(d *Doc) { d.Relations[0].Evidence = []string{"other#3"} }, `relations[0].evidence[0] "other#3"`},
