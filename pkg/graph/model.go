@@ -82,8 +82,8 @@ type Mention struct {
 
 // Relation is a typed relation between two entities found in this document.
 type Relation struct {
-	From, To   string // entity ids
-	Type       string // e.g. USES, DEPENDS_ON, IS_A, PART_OF, CO_OCCURS
+	From, To   string   // entity ids
+	Type       string   // e.g. USES, DEPENDS_ON, IS_A, PART_OF, CO_OCCURS
 	Weight     float64  // finite; e.g. an evidence count, or NPMI (may be negative) for co-occurrence
 	Confidence float64  // in [0,1]
 	Evidence   []string // chunk ids of this document
