@@ -323,6 +323,9 @@ func (r *jobRun) worker(ctx context.Context) {
 	}
 }
 
+// maxAttempts bounds the claims of one URL whose store or embedding failed.
+const maxAttempts = 3
+
 // outcome is how a URL ends.
 type outcome struct {
 	state  store.FrontierState
@@ -343,6 +346,15 @@ func (r *jobRun) process(ctx context.Context, it store.FrontierItem) {
 	e := r.e
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
+	// A store or embedding failure may be passing (a lock timeout, a busy
+	// model server): the URL goes back to the queue for another try or two.
+	if out.state == store.FrontierFailed && (out.reason == FailStore || out.reason == FailEmbed) && it.Attempts < maxAttempts {
+		r.errs.add("%s: %s (attempt %d, will retry): %v", it.URL, out.reason, it.Attempts, out.err)
+		if err := e.st.CompleteURL(bg, r.job.ID, it.URLHash, e.cfg.Owner, store.FrontierQueued, "retry"); err != nil {
+			e.log.Warn("requeue url", "job", r.job.ID, "url", it.URL, "err", err)
+		}
+		return
+	}
 	if err := e.st.CompleteURL(bg, r.job.ID, it.URLHash, e.cfg.Owner, out.state, out.reason); err != nil {
 		e.log.Warn("complete url", "job", r.job.ID, "url", it.URL, "err", err)
 		return
