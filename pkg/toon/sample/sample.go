@@ -110,12 +110,13 @@ func Search(n int) SearchResponse {
 		host := []string{"go.dev", "en.wikipedia.org", "mariadb.com", "neo4j.com", "blevesearch.com"}[g.next()%5]
 		slug := strings.ReplaceAll(g.words(3), " ", "-")
 		start := int(g.next() % 20000)
+		title := g.words(5)
 		r.Results = append(r.Results, SearchResult{
 			Rank:      i + 1,
 			DocID:     fmt.Sprintf("doc_%08x", g.next()),
 			ChunkID:   int64(g.next() % 1000000),
 			URL:       "https://" + host + "/docs/" + slug,
-			Title:     strings.ToUpper(g.word()[:1]) + g.words(5)[1:],
+			Title:     strings.ToUpper(title[:1]) + title[1:],
 			Snippet:   g.words(22) + ".",
 			Score:     float64(int((1-float64(i)/float64(n))*10000)) / 10000,
 			Vector:    g.unit(),
