@@ -2,8 +2,13 @@ package chunk
 
 import (
 	"math/rand"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kgsearch/kgsearch/services/crawler/internal/htmltext"
 )
 
 // largePage builds a 200 KB page shaped like reference documentation:
@@ -32,6 +37,7 @@ func BenchmarkSplit(b *testing.B) {
 	text, sections := largePage()
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	chunks := 0
 	for i := 0; i < b.N; i++ {
 		cs, err := s.Split(text, sections)
@@ -42,4 +48,40 @@ func BenchmarkSplit(b *testing.B) {
 	}
 	b.ReportMetric(float64(chunks)/b.Elapsed().Seconds(), "chunks/s")
 	b.ReportMetric(float64(chunks)/float64(b.N), "chunks/op")
+	reportCPU(b, cpu0)
+}
+
+// BenchmarkSplitPythonStdtypes splits the extracted text of the largest page
+// of the Python manual (library/stdtypes.html, about 158 KB of text, 90
+// sections); skipped without KGS_PYDOC_DIR.
+func BenchmarkSplitPythonStdtypes(b *testing.B) {
+	dir := os.Getenv("KGS_PYDOC_DIR")
+	body, err := os.ReadFile(filepath.Join(dir, "library", "stdtypes.html"))
+	if dir == "" || err != nil {
+		b.Skip("set KGS_PYDOC_DIR to the Python 3.11 HTML manual")
+	}
+	u, _ := url.Parse("http://127.0.0.1:8099/library/stdtypes.html")
+	page, err := htmltext.Extract(body, u, "text/html", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sections := make([]Section, len(page.Sections))
+	for i, s := range page.Sections {
+		sections[i] = Section{HeadingPath: s.HeadingPath, Start: s.Start, End: s.End}
+	}
+	s := newSplitter(b, nil)
+	b.SetBytes(int64(len(page.Text)))
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	chunks := 0
+	for i := 0; i < b.N; i++ {
+		cs, err := s.Split(page.Text, sections)
+		if err != nil {
+			b.Fatal(err)
+		}
+		chunks += len(cs)
+	}
+	b.ReportMetric(float64(chunks)/b.Elapsed().Seconds(), "chunks/s")
+	b.ReportMetric(float64(chunks)/float64(b.N), "chunks/op")
+	reportCPU(b, cpu0)
 }

@@ -11,12 +11,14 @@ func benchmarkExtract(b *testing.B, body []byte, pageURL string) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := Extract(body, u, "text/html", nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+	reportCPU(b, cpu0)
 }
 
 func BenchmarkExtractArticle(b *testing.B) {

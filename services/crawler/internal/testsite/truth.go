@@ -36,6 +36,9 @@ func (s *Site) CanonicalPages(c Crawl) []string {
 	if err != nil {
 		panic("testsite: seed does not canonicalise: " + err.Error())
 	}
+	if c.MaxDepth < 0 {
+		c.MaxDepth = 0
+	}
 	buckets := make([][]string, c.MaxDepth+1)
 	buckets[0] = []string{seed}
 	if c.UseSitemap && c.MaxDepth >= 1 {
