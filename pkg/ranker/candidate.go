@@ -49,15 +49,21 @@ type Candidate struct {
 // [0, 2]) into a cosine similarity in [-1, 1].
 func SimilarityFromDistance(d float64) float64 { return 1 - d }
 
-// dedupKey is the document identity used to keep one chunk per document.
-func (c *Candidate) dedupKey() string {
+// docKey is the document identity used to keep one chunk per document: the document
+// id, else the URL, else the chunk id (kind tells them apart without concatenating).
+type docKey struct {
+	kind byte
+	id   string
+}
+
+func (c *Candidate) dedupKey() docKey {
 	if c.DocumentID != "" {
-		return "d:" + c.DocumentID
+		return docKey{'d', c.DocumentID}
 	}
 	if c.URL != "" {
-		return "u:" + c.URL
+		return docKey{'u', c.URL}
 	}
-	return "c:" + c.ChunkID
+	return docKey{'c', c.ChunkID}
 }
 
 // date returns the most recent known of Updated and Published, or the zero time.

@@ -21,13 +21,11 @@ type span struct{ start, end int }
 // collapsed to one space, so snippet is text[start:end] with whitespace collapsed.
 // maxChars <= 0 or a blank text give "", 0, 0.
 func Preview(text string, terms []string, maxChars int) (snippet string, start, end int) {
-	if maxChars <= 0 {
-		return "", 0, 0
-	}
-	sents := sentences(text)
-	if len(sents) == 0 {
-		return "", 0, 0
-	}
+	return newWantSet(terms).preview(text, maxChars)
+}
+
+// newWantSet normalises the preview terms once, for use on many texts.
+func newWantSet(terms []string) wantSet {
 	want := wantSet{set: map[string]struct{}{}}
 	var stems []string
 	for _, t := range terms {
@@ -37,6 +35,18 @@ func Preview(text string, terms []string, maxChars int) (snippet string, start, 
 		}
 	}
 	want.filter = newPrefixFilter(stems)
+	return want
+}
+
+// preview is Preview with the terms already normalised.
+func (want wantSet) preview(text string, maxChars int) (snippet string, start, end int) {
+	if maxChars <= 0 {
+		return "", 0, 0
+	}
+	sents := sentences(text)
+	if len(sents) == 0 {
+		return "", 0, 0
+	}
 	scores := make([]int, len(sents))
 	best := 0
 	for i, s := range sents {

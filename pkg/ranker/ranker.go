@@ -177,15 +177,15 @@ func (r *Ranker) Rank(req Request, cands []Candidate) ([]Result, error) {
 	}
 	order = order[:limit]
 
-	var previewTerms []string
+	var want wantSet
 	if r.previewChars > 0 {
-		previewTerms = append(Terms(req.Query.Text), req.Query.Entities...)
+		want = newWantSet(append(Terms(req.Query.Text), req.Query.Entities...))
 	}
 	out := make([]Result, len(order))
 	for pos, i := range order {
 		out[pos] = Result{Rank: pos + 1, Candidate: cands[i], Score: bd[i].Final, Breakdown: bd[i]}
 		if r.previewChars > 0 {
-			out[pos].Preview, out[pos].PreviewStart, out[pos].PreviewEnd = Preview(cands[i].Text, previewTerms, r.previewChars)
+			out[pos].Preview, out[pos].PreviewStart, out[pos].PreviewEnd = want.preview(cands[i].Text, r.previewChars)
 		}
 	}
 	return out, nil
@@ -251,7 +251,7 @@ func (r *Ranker) signals(q Query, cands []Candidate) ([]Breakdown, []presence) {
 	}
 
 	now := r.now()
-	tq := newTitleQuery(q)
+	tq := newTitleQuery(q, n)
 	for i := range cands {
 		c := &cands[i]
 		g := ng[i]
@@ -321,7 +321,7 @@ func (r *Ranker) fuseRRF(w Weights, bd []Breakdown, present []presence) {
 
 // dedup keeps the first (best) chunk of each document in the sorted order.
 func dedup(order []int, cands []Candidate) []int {
-	seen := make(map[string]struct{}, len(order))
+	seen := make(map[docKey]struct{}, len(order))
 	out := order[:0]
 	for _, i := range order {
 		k := cands[i].dedupKey()

@@ -107,7 +107,7 @@ func TestTitleSignal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tq := newTitleQuery(Query{Text: tt.query, Entities: tt.entities})
+			tq := newTitleQuery(Query{Text: tt.query, Entities: tt.entities}, 1)
 			got := tq.score(tt.title, tt.headings)
 			if diff := cmp.Diff(tt.want, got, floatCmp); diff != "" {
 				t.Errorf("title signal: got %g, want %g", got, tt.want)

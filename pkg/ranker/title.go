@@ -1,7 +1,7 @@
 package ranker
 
 // titleQuery holds the query in the normalised forms the title signal compares, and a
-// per-call cache: chunks of one document share their title and headings.
+// per-call cache of title scores: chunks of one document share their title.
 type titleQuery struct {
 	terms    []string     // Terms(query): stopwords removed, stemmed, unique
 	content  []string     // stems of the query's content words, in order
@@ -11,8 +11,8 @@ type titleQuery struct {
 	cache    map[string]float64
 }
 
-func newTitleQuery(q Query) *titleQuery {
-	tq := &titleQuery{terms: Terms(q.Text), cache: map[string]float64{}}
+func newTitleQuery(q Query, candidates int) *titleQuery {
+	tq := &titleQuery{terms: Terms(q.Text), cache: make(map[string]float64, candidates/2)}
 	for _, t := range appendTokens(nil, q.Text, nil) {
 		if !t.stop {
 			tq.content = append(tq.content, t.stem)
@@ -55,7 +55,7 @@ func (tq *titleQuery) score(title string, headings []string) float64 {
 		if best >= HeadingFactor {
 			break // a heading can add at most HeadingFactor
 		}
-		best = max(best, HeadingFactor*tq.cachedMatch(h))
+		best = max(best, HeadingFactor*tq.match(h))
 	}
 	return best
 }
