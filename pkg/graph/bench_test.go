@@ -87,23 +87,6 @@ func BenchmarkUpsertDocument(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N*chunks)/time.Since(start).Seconds(), "chunks/s")
 	})
-	b.Run("batch=8", func(b *testing.B) {
-		// Eight documents per transaction: one commit for all.
-		const batch = 8
-		docs := make([]Doc, b.N*batch)
-		for i := range docs {
-			docs[i] = syntheticDoc(prefix, next, chunks, 8, 5000, rng)
-			next++
-		}
-		b.ResetTimer()
-		start := time.Now()
-		for i := range b.N {
-			if _, err := s.UpsertDocuments(ctx, docs[i*batch:(i+1)*batch]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(b.N*batch*chunks)/time.Since(start).Seconds(), "chunks/s")
-	})
 	b.Run("replace", func(b *testing.B) {
 		// Re-ingest one of the documents written above: delete and rewrite its
 		// contribution.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -649,54 +648,5 @@ func TestNewDoesNotConnect(t *testing.T) {
 	}
 	if _, err := New(Config{URI: "http://x"}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("new with an http URI: got %v, want ErrInvalid", err)
-	}
-}
-
-func TestUpsertDocuments(t *testing.T) {
-	s, prefix := newTestStore(t)
-	f := fixture{prefix}
-	ctx := context.Background()
-	doc := func(name string) Doc {
-		c := f.id(name + "#0")
-		return Doc{
-			ID: f.id(name), Chunks: []Chunk{{ID: c}},
-			Entities: []Entity{f.entity("redis", "Redis", "database")},
-			Mentions: []Mention{{ChunkID: c, EntityID: f.id("redis"), Count: 1, Confidence: 1}},
-		}
-	}
-	res, err := s.UpsertDocuments(ctx, []Doc{doc("a"), doc("b"), doc("c")})
-	if err != nil {
-		t.Fatalf("upsert documents: %v", err)
-	}
-	if len(res) != 3 || !res[0].Created || res[2].Mentions != 1 {
-		t.Errorf("results: got %+v, want 3 created documents with 1 mention each", res)
-	}
-	e, err := s.Entity(ctx, f.id("redis"))
-	if err != nil {
-		t.Fatalf("entity: %v", err)
-	}
-	if e.DocFreq != 3 {
-		t.Errorf("redis doc freq: got %d, want 3", e.DocFreq)
-	}
-	// One bad document: nothing of the batch is written.
-	bad := doc("d")
-	bad.Mentions[0].EntityID = f.id("unlisted")
-	_, err = s.UpsertDocuments(ctx, []Doc{doc("e"), bad})
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "documents[1]") {
-		t.Errorf("batch with a bad document: got %v, want ErrInvalid naming documents[1]", err)
-	}
-	if _, err := s.UpsertDocuments(ctx, []Doc{doc("f"), doc("f")}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("batch with a repeated id: got %v, want ErrInvalid", err)
-	}
-	// A failure inside the transaction (a chunk id already owned by another document)
-	// rolls the whole batch back.
-	clash := doc("g")
-	clash.Chunks[0].ID, clash.Mentions[0].ChunkID = f.id("a#0"), f.id("a#0")
-	if _, err := s.UpsertDocuments(ctx, []Doc{doc("h"), clash}); err == nil {
-		t.Errorf("batch reusing another document's chunk id: got nil error, want a constraint violation")
-	}
-	want := counts{Documents: 3, Chunks: 3, HasChunk: 3, Entities: 1, Mentions: 3}
-	if diff := cmp.Diff(want, countPrefix(t, s, prefix)); diff != "" {
-		t.Errorf("after the failed batches (-want +got):\n%s", diff)
 	}
 }

@@ -45,45 +45,6 @@ func (s *Store) UpsertDocument(ctx context.Context, d Doc) (UpsertResult, error)
 	return res, nil
 }
 
-// UpsertDocuments writes several documents in one transaction: all or none. It saves a
-// commit per document, which dominates the cost of small documents; otherwise it
-// behaves as UpsertDocument for each document in order. A document id may appear once.
-func (s *Store) UpsertDocuments(ctx context.Context, docs []Doc) ([]UpsertResult, error) {
-	ps := make([]*prepared, len(docs))
-	seen := make(map[string]bool, len(docs))
-	for i, d := range docs {
-		p, err := prepare(d)
-		if err != nil {
-			return nil, fmt.Errorf("upsert documents: documents[%d] %q: %w", i, d.ID, err)
-		}
-		if seen[d.ID] {
-			return nil, fmt.Errorf("upsert documents: %w", invalid("documents[%d].id %q appears twice", i, d.ID))
-		}
-		seen[d.ID] = true
-		ps[i] = p
-	}
-	if len(ps) == 0 {
-		return nil, nil
-	}
-	sess := s.session(ctx, neo4j.AccessModeWrite)
-	defer sess.Close(ctx)
-	res, err := neo4j.ExecuteWrite(ctx, sess, func(tx neo4j.ManagedTransaction) ([]UpsertResult, error) {
-		out := make([]UpsertResult, len(ps))
-		for i, p := range ps {
-			r, err := upsertTx(ctx, tx, p)
-			if err != nil {
-				return nil, fmt.Errorf("document %s: %w", p.id, err)
-			}
-			out[i] = r
-		}
-		return out, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("upsert %d documents: %w", len(docs), classify(err))
-	}
-	return res, nil
-}
-
 // DeleteDocument removes the document with its chunks, mentions, relation evidence and
 // outgoing links, then the entities and placeholders nothing supports any more. A
 // document other documents still link to stays as a placeholder. ErrNotFound when the
