@@ -53,12 +53,19 @@ func BenchmarkSplit(b *testing.B) {
 
 // BenchmarkSplitPythonStdtypes splits the extracted text of the largest page
 // of the Python manual (library/stdtypes.html, about 158 KB of text, 90
-// sections); skipped without KGS_PYDOC_DIR.
+// sections); skipped when the manual is not found (KGS_PYDOC_DIR, or where
+// deploy/local/pydocs.sh unpacks it).
 func BenchmarkSplitPythonStdtypes(b *testing.B) {
-	dir := os.Getenv("KGS_PYDOC_DIR")
-	body, err := os.ReadFile(filepath.Join(dir, "library", "stdtypes.html"))
-	if dir == "" || err != nil {
-		b.Skip("set KGS_PYDOC_DIR to the Python 3.11 HTML manual")
+	var body []byte
+	const rel = "pydocs/root/usr/share/doc/python3.11/html"
+	for _, dir := range []string{os.Getenv("KGS_PYDOC_DIR"), filepath.Join(os.Getenv("KGS_STATE"), rel), filepath.Join("..", "..", "..", "..", ".state", rel)} {
+		if b2, err := os.ReadFile(filepath.Join(dir, "library", "stdtypes.html")); err == nil && dir != "" {
+			body = b2
+			break
+		}
+	}
+	if body == nil {
+		b.Skip("Python 3.11 HTML manual not found: run deploy/local/pydocs.sh install or set KGS_PYDOC_DIR")
 	}
 	u, _ := url.Parse("http://127.0.0.1:8099/library/stdtypes.html")
 	page, err := htmltext.Extract(body, u, "text/html", nil)

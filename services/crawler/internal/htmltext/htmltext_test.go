@@ -293,10 +293,18 @@ func TestExtractCharset(t *testing.T) {
 }
 
 // pydocDir returns the HTML root of the Python 3.11 manual from Debian's
-// python3.11-doc package, or skips the test.
+// python3.11-doc package, or skips the test. It looks at KGS_PYDOC_DIR, then
+// where deploy/local/pydocs.sh unpacks it (${KGS_STATE:-<repo>/.state}/pydocs),
+// then the system location.
 func pydocDir(t testing.TB) string {
 	t.Helper()
-	for _, d := range []string{os.Getenv("KGS_PYDOC_DIR"), "/usr/share/doc/python3.11/html"} {
+	const rel = "pydocs/root/usr/share/doc/python3.11/html"
+	candidates := []string{os.Getenv("KGS_PYDOC_DIR")}
+	if st := os.Getenv("KGS_STATE"); st != "" {
+		candidates = append(candidates, filepath.Join(st, rel))
+	}
+	candidates = append(candidates, filepath.Join("..", "..", "..", "..", ".state", rel), "/usr/share/doc/python3.11/html")
+	for _, d := range candidates {
 		if d == "" {
 			continue
 		}
@@ -304,7 +312,7 @@ func pydocDir(t testing.TB) string {
 			return d
 		}
 	}
-	t.Skip("Python 3.11 HTML manual not found: set KGS_PYDOC_DIR (apt-get download python3.11-doc && dpkg -x)")
+	t.Skip("Python 3.11 HTML manual not found: run deploy/local/pydocs.sh install or set KGS_PYDOC_DIR")
 	return ""
 }
 
