@@ -341,6 +341,17 @@ func TestRelationSupportedByTwoDocuments(t *testing.T) {
 		t.Errorf("evidence (-want +got):\n%s", diff)
 	}
 
+	// Re-ingesting b with another confidence replaces b's contribution only.
+	if _, err := s.UpsertDocument(ctx, doc("b", 0.9)); err != nil {
+		t.Fatalf("re-upsert b: %v", err)
+	}
+	got, err = expandRelated(ctx, s, ExpandQuery{EntityIDs: f.ids("kafka")})
+	if err != nil {
+		t.Fatalf("expand after re-upsert: %v", err)
+	}
+	if e := got[0].Path[0]; e.Support != 2 || e.Weight != 2 || math.Abs(e.Confidence-(1-0.5*0.1)) > 1e-9 {
+		t.Errorf("edge after re-ingesting b: got support=%d weight=%v confidence=%v, want 2 2 0.95", e.Support, e.Weight, e.Confidence)
+	}
 	if err := s.DeleteDocument(ctx, f.id("doc/a")); err != nil {
 		t.Fatalf("delete a: %v", err)
 	}
@@ -352,8 +363,8 @@ func TestRelationSupportedByTwoDocuments(t *testing.T) {
 		t.Fatalf("expand kafka after deleting a: got %d entities, want 1", len(got))
 	}
 	e = got[0].Path[0]
-	if e.Support != 1 || e.Confidence != 0.6 || !cmp.Equal(e.Evidence, f.ids("doc/b#0")) {
-		t.Errorf("edge after deleting a: got support=%d confidence=%v evidence=%v, want 1 0.6 [doc/b#0]", e.Support, e.Confidence, e.Evidence)
+	if e.Support != 1 || e.Confidence != 0.9 || !cmp.Equal(e.Evidence, f.ids("doc/b#0")) {
+		t.Errorf("edge after deleting a: got support=%d confidence=%v evidence=%v, want 1 0.9 [doc/b#0]", e.Support, e.Confidence, e.Evidence)
 	}
 	k, err := s.Entity(ctx, f.id("kafka"))
 	if err != nil {
