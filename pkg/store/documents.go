@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Document is one crawled page. Its ID is DocumentID(URL).
@@ -77,7 +78,12 @@ const (
 	maxTags       = 64
 	maxTagLen     = 128
 	maxChunks     = 100000
-	chunkBatchMax = 200 // rows per multi-row INSERT
+	maxTitleLen   = 65535   // TEXT
+	maxChunkText  = 1 << 22 // 4 MiB; MEDIUMTEXT holds 16 MiB
+	chunkBatchMax = 200     // rows per multi-row INSERT
+	// chunkBatchBytes cuts a multi-row INSERT early so a statement stays far below
+	// max_allowed_packet (64 MiB in deploy/local/mariadb.sh, 16 MiB by default).
+	chunkBatchBytes = 4 << 20
 )
 
 // DocumentID is the stable id of a canonical URL: the first 16 bytes of its SHA-256, hex.
@@ -138,6 +144,9 @@ func (s *Store) prepareDocument(doc *Document, chunks []Chunk, m Model) error {
 			return invalid("document tags", "tag %q must be 1..%d bytes", t, maxTagLen)
 		}
 	}
+	if len(doc.Title) > maxTitleLen || !utf8.ValidString(doc.Title) {
+		return invalid("document title", "must be valid UTF-8 of at most %d bytes", maxTitleLen)
+	}
 	if len(doc.Lang) > 16 {
 		return invalid("document lang", "%q longer than 16 bytes", doc.Lang)
 	}
@@ -155,6 +164,12 @@ func (s *Store) prepareDocument(doc *Document, chunks []Chunk, m Model) error {
 		}
 		if c.StartOffset < 0 || c.EndOffset < c.StartOffset {
 			return invalid(what+" offsets", "start %d, end %d", c.StartOffset, c.EndOffset)
+		}
+		if !utf8.ValidString(c.Text) {
+			return invalid(what+" text", "not valid UTF-8")
+		}
+		if len(c.Text) > maxChunkText {
+			return invalid(what+" text", "%d bytes, at most %d", len(c.Text), maxChunkText)
 		}
 		if c.TokenCount < 0 {
 			return invalid(what+" token count", "%d", c.TokenCount)
@@ -245,26 +260,44 @@ func (s *Store) UpsertDocument(ctx context.Context, doc *Document, chunks []Chun
 }
 
 func (s *Store) insertChunks(ctx context.Context, tx *sql.Tx, chunks []Chunk) error {
-	const cols = 9
-	for start := 0; start < len(chunks); start += chunkBatchMax {
-		batch := chunks[start:min(start+chunkBatchMax, len(chunks))]
+	for start := 0; start < len(chunks); {
+		end, size := start, 0
+		for end < len(chunks) && end-start < chunkBatchMax && (end == start || size+chunkSize(chunks[end]) <= chunkBatchBytes) {
+			size += chunkSize(chunks[end])
+			end++
+		}
+		batch := chunks[start:end]
 		var q strings.Builder
 		q.WriteString(`INSERT INTO chunks (id, document_id, ordinal, text, token_count, start_offset, end_offset, heading_path, embedding) VALUES `)
-		args := make([]any, 0, cols*len(batch))
+		args := make([]any, 0, 9*len(batch))
 		for i, c := range batch {
 			if i > 0 {
 				q.WriteByte(',')
 			}
+			// A bound []byte arrives as a character string, which a VECTOR column
+			// refuses; the cast makes it binary.
 			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS BINARY))")
 			hp, _ := json.Marshal(nonNil(c.HeadingPath))
 			args = append(args, c.ID, c.DocumentID, c.Ordinal, c.Text, c.TokenCount, c.StartOffset, c.EndOffset,
 				string(hp), EncodeVector(c.Embedding))
 		}
 		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-			return fmt.Errorf("insert chunks %d..%d: %w", start, start+len(batch)-1, err)
+			return fmt.Errorf("insert chunks %d..%d: %w", start, end-1, err)
 		}
+		if err := s.hook(fmt.Sprintf("upsert:after-chunk-batch:%d", start)); err != nil {
+			return err
+		}
+		start = end
 	}
 	return nil
+}
+
+func chunkSize(c Chunk) int {
+	n := len(c.Text) + 4*len(c.Embedding) + 64
+	for _, h := range c.HeadingPath {
+		n += len(h) + 3
+	}
+	return n
 }
 
 // recordChange takes the next change sequence number under the counter's row lock

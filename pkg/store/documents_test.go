@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,7 +238,7 @@ func TestFailedUpsertKeepsPreviousVersion(t *testing.T) {
 			assertVersion1(t, s, doc.ID, v1, before)
 		})
 	}
-	t.Run("database refuses a chunk mid-insert", func(t *testing.T) {
+	t.Run("server refuses a chunk in the third insert batch", func(t *testing.T) {
 		s := newStore(t)
 		doc := &Document{URL: "https://example.com/b", Title: "v1", ContentHash: "h1"}
 		v1 := makeChunks(g, 3, "v1")
@@ -245,30 +246,37 @@ func TestFailedUpsertKeepsPreviousVersion(t *testing.T) {
 			t.Fatal(err)
 		}
 		before, _ := s.LatestSeq(ctx)
-		// 450 chunks span three INSERT batches; the last batch carries a vector that
-		// is 3 bytes short, which passes Go-side checks only because we corrupt it
-		// in the statement (via the hook), so the server itself rejects it.
-		v2 := makeChunks(g, 450, "v2")
-		s.testHook = func(p string) error {
-			if p == "upsert:after-delete-chunks" {
-				_, err := s.db.ExecContext(ctx, "SELECT 1") // keep the hook honest: a real statement runs
-				return err
-			}
-			return nil
+		// A trigger in this test's own database makes MariaDB itself fail the
+		// statement that carries the chunk with text "boom".
+		if _, err := s.db.ExecContext(ctx, `CREATE TRIGGER chunks_boom BEFORE INSERT ON chunks FOR EACH ROW
+			IF NEW.text = 'boom' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom chunk refused'; END IF`); err != nil {
+			t.Fatal(err)
 		}
-		bad := v2[449].Embedding
-		v2[449].Embedding = bad[:383]
-		_, err := s.UpsertDocument(ctx, &Document{URL: doc.URL, Title: "v2"}, v2, nil)
-		var de *DimensionError
-		if !errors.As(err, &de) || de.Got != 383 || de.What != "chunk 449" {
-			t.Fatalf("got %v, want *DimensionError for chunk 449 with 383 dims", err)
-		}
+		v2 := makeChunks(g, 450, "v2") // batches 0..199, 200..399, 400..449
+		v2[449].Text = "boom"
+		var reached []string
+		s.testHook = func(p string) error { reached = append(reached, p); return nil }
+		_, err := s.UpsertDocument(ctx, &Document{URL: doc.URL, Title: "v2"}, v2, json.RawMessage(`{"v":2}`))
 		s.testHook = nil
+		if err == nil || !strings.Contains(err.Error(), "boom chunk refused") {
+			t.Fatalf("got %v, want the server's refusal", err)
+		}
+		want := []string{"upsert:after-delete-chunks", "upsert:after-chunk-batch:0", "upsert:after-chunk-batch:200"}
+		if diff := cmp.Diff(want, reached); diff != "" {
+			t.Errorf("the failure did not come after two written batches (-want +got):\n%s", diff)
+		}
 		assertVersion1(t, s, doc.ID, v1, before)
-
-		// Bypass the Go check: a raw INSERT of a short vector is refused by MariaDB.
-		_, err = s.db.ExecContext(ctx, "INSERT INTO chunks (id, document_id, ordinal, text, token_count, start_offset, end_offset, heading_path, embedding) VALUES (1, ?, 99, '', 0, 0, 0, '[]', ?)",
-			doc.ID, EncodeVector(bad[:383]))
+	})
+	t.Run("server refuses a short vector", func(t *testing.T) {
+		s := newStore(t)
+		doc := &Document{URL: "https://example.com/c"}
+		if _, err := s.UpsertDocument(ctx, doc, makeChunks(g, 1, "c"), nil); err != nil {
+			t.Fatal(err)
+		}
+		// Bypass the Go-side check: MariaDB itself refuses 383 floats in VECTOR(384).
+		_, err := s.db.ExecContext(ctx, `INSERT INTO chunks (id, document_id, ordinal, text, token_count, start_offset,
+			end_offset, heading_path, embedding) VALUES (1, ?, 99, '', 0, 0, 0, '[]', CAST(? AS BINARY))`,
+			doc.ID, EncodeVector(g.next()[:383]))
 		if err == nil {
 			t.Errorf("MariaDB accepted a 383-d vector into VECTOR(384)")
 		}
@@ -355,6 +363,7 @@ func TestUpsertRejectsBadInput(t *testing.T) {
 		{"empty tag", Document{URL: "https://example.com/", Tags: []string{""}}, nil, "document tags"},
 		{"NaN", Document{URL: "https://example.com/"}, []Chunk{{Embedding: nan}}, "chunk 0 vector"},
 		{"zero vector", Document{URL: "https://example.com/"}, []Chunk{{Embedding: make([]float32, 384)}}, "chunk 0 vector"},
+		{"invalid UTF-8 text", Document{URL: "https://example.com/"}, []Chunk{{Embedding: g.next(), Text: "ok \xff"}}, "chunk 0 text"},
 		{"bad offsets", Document{URL: "https://example.com/"}, []Chunk{{Embedding: g.next(), StartOffset: 5, EndOffset: 4}}, "chunk 0 offsets"},
 	}
 	for _, tt := range tests {
