@@ -166,6 +166,9 @@ cmd_install() {
   if [[ -f $STAMP && $(cat "$STAMP") == "$RECIPE" ]]; then
     return 0
   fi
+  if [[ -d $PREFIX ]] && running_pid >/dev/null; then
+    die "the installed MariaDB is outdated (recipe $RECIPE) but running; stop it first: $0 stop"
+  fi
   local t0=$SECONDS
   : >"$INSTALL_LOG"
   ensure_patchelf
