@@ -37,7 +37,8 @@ func ToJSON(data []byte, opts ...Option) ([]byte, error) {
 	}
 	a := getArena()
 	defer putArena(a)
-	p := parser{cfg: &cfg, a: a}
+	p := parser{cfg: &cfg, a: a, lines: a.lines[:0]}
+	defer func() { a.lines = p.lines[:0] }()
 	root, err := p.parseDocument(bytesToString(data))
 	if err != nil {
 		return nil, err

@@ -53,6 +53,7 @@ type arena struct {
 	out    []byte   // pooled output buffer
 	tmp    []byte   // scratch for the direct encoder
 	ms     marshalState
+	lines  []line // line table reused by the decoder
 }
 
 const minChunk = 512
@@ -109,7 +110,7 @@ func getArena() *arena { return arenaPool.Get().(*arena) }
 // user data alive) and returns the arena to the pool. Callers must not use
 // trees built from it afterwards.
 func putArena(a *arena) {
-	if cap(a.chunk) > 1<<17 || cap(a.stack) > 1<<17 {
+	if cap(a.chunk) > 1<<17 || cap(a.stack) > 1<<17 || cap(a.lines) > 1<<17 {
 		return // do not keep huge arenas alive in the pool
 	}
 	for _, c := range a.chunks {
@@ -120,6 +121,8 @@ func putArena(a *arena) {
 	a.chunk = a.chunk[:0]
 	clear(a.stack)
 	a.stack = a.stack[:0]
+	clear(a.lines[:cap(a.lines)])
+	a.lines = a.lines[:0]
 	a.buf = a.buf[:0]
 	if cap(a.out) > 4<<20 {
 		a.out = nil

@@ -35,7 +35,8 @@ func Unmarshal(data []byte, v any, opts ...Option) error {
 	}
 	a := getArena()
 	defer putArena(a)
-	p := parser{cfg: &cfg, a: a}
+	p := parser{cfg: &cfg, a: a, lines: a.lines[:0]}
+	defer func() { a.lines = p.lines[:0] }()
 	root, err := p.parseDocument(bytesToString(data))
 	if err != nil {
 		return err
