@@ -117,3 +117,31 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDocumentPathological extracts inputs built to trigger super-linear
+// behaviour (long capitalised runs, brackets, backticks, joiners, acronyms);
+// each is about 200 KB.
+func BenchmarkDocumentPathological(b *testing.B) {
+	x, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := []string{
+		strings.Repeat("Foo ", 50_000),
+		strings.Repeat("(", 200_000),
+		strings.Repeat("`x", 100_000),
+		strings.Repeat("A-", 100_000),
+		strings.Repeat("a of the and ", 15_000) + "(AAAAAAAAAA)",
+		strings.Repeat("Django supports PostgreSQL, ", 7_000),
+	}
+	size := 0
+	for _, s := range inputs {
+		size += len(s)
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, s := range inputs {
+			x.Document(Document{ID: "d", Chunks: []Chunk{{ID: "c", Text: s}}})
+		}
+	}
+}

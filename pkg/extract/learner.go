@@ -1,6 +1,10 @@
 package extract
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"slices"
 	"sync"
 )
@@ -276,4 +280,74 @@ func (l *Learner) Counts(a, b string) (countA, countB, countAB, chunks int) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.entities[a], l.entities[b], l.pairs[p], l.chunks
+}
+
+// learnerState is the saved form of a Learner: the contribution of every
+// document; the counts are recomputed on load.
+type learnerState struct {
+	Version int                      `json:"version"`
+	Config  LearnerConfig            `json:"config"`
+	Docs    map[string]savedDocument `json:"docs"`
+}
+
+type savedDocument struct {
+	Terms  map[string]savedTerm `json:"terms,omitempty"`
+	Chunks [][]string           `json:"chunks,omitempty"`
+}
+
+type savedTerm struct {
+	Name   string  `json:"name"`
+	Type   string  `json:"type,omitempty"`
+	Weight float64 `json:"weight"`
+}
+
+// ErrBadLearnerState is returned by LoadLearner for data it cannot use.
+var ErrBadLearnerState = errors.New("bad learner state")
+
+// Save writes the learner's state as JSON, for LoadLearner after a restart.
+func (l *Learner) Save(w io.Writer) error {
+	l.mu.RLock()
+	st := learnerState{Version: 1, Config: l.cfg, Docs: make(map[string]savedDocument, len(l.docs))}
+	for id, d := range l.docs {
+		sd := savedDocument{Terms: make(map[string]savedTerm, len(d.terms)), Chunks: d.chunks}
+		for k, t := range d.terms {
+			sd.Terms[k] = savedTerm{Name: t.name, Type: t.typ, Weight: t.weight}
+		}
+		st.Docs[id] = sd
+	}
+	l.mu.RUnlock()
+	if err := json.NewEncoder(w).Encode(st); err != nil {
+		return fmt.Errorf("save learner: %w", err)
+	}
+	return nil
+}
+
+// LoadLearner reads a state written by Save.
+func LoadLearner(r io.Reader) (*Learner, error) {
+	var st learnerState
+	if err := json.NewDecoder(r).Decode(&st); err != nil {
+		return nil, fmt.Errorf("load learner: %w: %v", ErrBadLearnerState, err)
+	}
+	if st.Version != 1 {
+		return nil, fmt.Errorf("load learner: %w: version %d, want 1", ErrBadLearnerState, st.Version)
+	}
+	l := NewLearner(st.Config)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, sd := range st.Docs {
+		c := &docContribution{terms: make(map[string]termContribution, len(sd.Terms))}
+		for k, t := range sd.Terms {
+			if k == "" || t.Weight < 0 {
+				return nil, fmt.Errorf("load learner: %w: document %s has a bad term %q", ErrBadLearnerState, id, k)
+			}
+			c.terms[k] = termContribution{name: t.Name, typ: t.Type, weight: t.Weight}
+		}
+		for _, set := range sd.Chunks {
+			c.chunks = append(c.chunks, dedup(set))
+		}
+		l.docs[id] = c
+		l.apply(c, +1)
+	}
+	l.refresh()
+	return l, nil
 }

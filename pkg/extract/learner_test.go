@@ -1,10 +1,15 @@
 package extract
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestLearnerPromotion(t *testing.T) {
@@ -104,5 +109,38 @@ func TestLearnerConcurrent(t *testing.T) {
 	wg.Wait()
 	if n := l.Documents(); n != 80 {
 		t.Errorf("documents: got %d, want 80", n)
+	}
+}
+
+func TestLearnerSaveLoad(t *testing.T) {
+	l := NewLearner(LearnerConfig{MinDocuments: 2, MinScore: 2})
+	for _, id := range []string{"d1", "d2"} {
+		l.Observe(id, []Term{{Name: "Brontide Mesh", Type: "software", Source: TermAnchor}, {Name: "brontide mesh", Source: TermCode}},
+			[][]string{{"a", "b"}, {"b"}})
+	}
+	var buf bytes.Buffer
+	if err := l.Save(&buf); err != nil {
+		t.Fatalf("save: %v", err)
+	}
+	got, err := LoadLearner(&buf)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if diff := cmp.Diff(l.Promoted(), got.Promoted()); diff != "" {
+		t.Errorf("promoted after load (-want +got):\n%s", diff)
+	}
+	a1, b1, ab1, n1 := l.Counts("a", "b")
+	a2, b2, ab2, n2 := got.Counts("a", "b")
+	if a1 != a2 || b1 != b2 || ab1 != ab2 || n1 != n2 {
+		t.Errorf("counts after load: got %d %d %d %d, want %d %d %d %d", a2, b2, ab2, n2, a1, b1, ab1, n1)
+	}
+	got.Forget("d1") // contributions survive the round trip
+	if _, _, _, n := got.Counts("a", "b"); n != 2 {
+		t.Errorf("chunks after forgetting d1: got %d, want 2", n)
+	}
+	for _, bad := range []string{"", "{", `{"version": 2}`, `{"version": 1, "docs": {"d": {"terms": {"": {"name": "x", "weight": 1}}}}}`} {
+		if _, err := LoadLearner(strings.NewReader(bad)); !errors.Is(err, ErrBadLearnerState) {
+			t.Errorf("LoadLearner(%q): got %v, want ErrBadLearnerState", bad, err)
+		}
 	}
 }

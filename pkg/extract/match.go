@@ -306,6 +306,9 @@ func (m *matcher) mention(i, j int, e *entry, conf float64, source string) rawMe
 		conf: conf, source: source, surface: m.spanText(i, j), code: a[i].code >= 0}
 }
 
+// maxNameBytes bounds the names the pattern rules accept.
+const maxNameBytes = 120
+
 func (m *matcher) patternMention(i, j int, name, typ string, conf float64) rawMention {
 	a := m.c.atoms
 	return rawMention{a0: i, a1: j, start: a[i].start, end: a[j].end, key: Key(name), name: name, typ: typ,
@@ -363,6 +366,13 @@ func (m *matcher) run() []rawMention {
 		}
 		i++
 	}
+	out := m.out[:0]
+	for _, rm := range m.out {
+		if rm.key != "" && (rm.source != SourcePattern || len(rm.name) <= maxNameBytes) {
+			out = append(out, rm)
+		}
+	}
+	m.out = out
 	return m.out
 }
 
@@ -592,12 +602,15 @@ func (m *matcher) capitalRun(i int) (int, bool) {
 		}
 	}
 	j := i
-	for j+1 < len(a) && isCapitalised(a[j+1]) && !functionWords[strings.ToLower(a[j+1].text)] && m.contiguous(j, j+1) &&
-		a[j+1].code < 0 {
+	for j+1 < len(a) && j-i <= maxRunAtoms && isCapitalised(a[j+1]) && !functionWords[strings.ToLower(a[j+1].text)] &&
+		m.contiguous(j, j+1) && a[j+1].code < 0 {
 		j++
 	}
-	return j, j > i
+	return j, j > i && j-i < maxRunAtoms
 }
+
+// maxRunAtoms bounds a capitalised name: a longer run is a title, not a name.
+const maxRunAtoms = 6
 
 var functionWords = map[string]bool{
 	"the": true, "a": true, "an": true, "in": true, "for": true, "this": true, "that": true, "these": true, "those": true,
