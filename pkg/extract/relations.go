@@ -317,7 +317,7 @@ func sentenceRelations(text string, ms []relMention) []relFound {
 				if c.reverse {
 					from, to = to, from
 				}
-				if from == to {
+				if from == to || !typeFits(c.typ, ms[s].typ, ms[o].typ, c.reverse) {
 					continue
 				}
 				cf := conf
@@ -345,6 +345,32 @@ func hasParticiple(ws []string) bool {
 		}
 	}
 	return false
+}
+
+// relationTargets restricts what some relation types may point to.
+var relationTargets = map[string]map[string]bool{
+	RelWrittenIn: {"programming_language": true, "query_language": true, "markup_language": true},
+	RelDevelopedBy: {"company": true, "organization": true, "foundation": true, "person": true,
+		"standards_body": true, "product": true},
+	RelRunsOn: {"operating_system": true, "runtime": true, "hardware": true, "protocol": true, "cloud_service": true,
+		"container_platform": true, "web_server": true, "software": true, "tool": true, "concept": true},
+	RelImplements: {"protocol": true, "standard": true, "algorithm": true, "cryptographic_algorithm": true, "api": true,
+		"concept": true, "design_pattern": true, "data_structure": true, "programming_language": true, "class": true,
+		"file_format": true, "query_language": true, "character_encoding": true},
+}
+
+// typeFits checks the target type of a relation; subject and object are the
+// mentions on the left and right of the cue.
+func typeFits(rel, subjTyp, objTyp string, reverse bool) bool {
+	targets, ok := relationTargets[rel]
+	if !ok {
+		return true
+	}
+	to := objTyp
+	if reverse {
+		to = subjTyp
+	}
+	return targets[to]
 }
 
 func isCopula(c cue) bool { return len(c.words) == 1 && (c.words[0] == "is" || c.words[0] == "are") }

@@ -52,6 +52,7 @@ func TestLexicalRelations(t *testing.T) {
 		{"Python 3.12 is fast.", []string{"python-3.12 VERSION_OF python"}, nil},
 		{"Call `json.dumps()` here.", []string{"json.dumps PART_OF json"}, nil},
 		// negative cases
+		{"Helm charts are written in YAML.", nil, []string{"helm-chart WRITTEN_IN yaml"}},
 		{"Flask does not use SQLAlchemy.", nil, []string{"flask USES sqlalchemy"}},
 		{"Django never supports Oracle Database.", nil, []string{"django SUPPORTS oracle-database"}},
 		{"nginx is often deployed as a reverse proxy.", nil, []string{"nginx IS_A reverse-proxy"}},
