@@ -60,6 +60,7 @@ type Learner struct {
 	pairs    map[[2]string]int
 	promoted map[string]*entry
 	dict     *dictionary
+	touched  []string // keys changed since the last refresh
 }
 
 type termStats struct {
@@ -144,6 +145,7 @@ func (l *Learner) Forget(docID string) {
 
 func (l *Learner) apply(c *docContribution, sign int) {
 	for k, tc := range c.terms {
+		l.touched = append(l.touched, k)
 		ts, ok := l.terms[k]
 		if !ok {
 			if sign < 0 || len(l.terms) >= l.cfg.MaxTerms {
@@ -182,37 +184,25 @@ func (l *Learner) apply(c *docContribution, sign int) {
 	}
 }
 
-// refresh rebuilds the promoted set and its dictionary when it changed.
+// refresh updates the promotion of the terms touched since the last call. It
+// costs O(touched terms): a published keyInfo is never changed, only replaced.
 func (l *Learner) refresh() {
-	next := make(map[string]*entry)
-	for k, ts := range l.terms {
-		if ts.docs >= l.cfg.MinDocuments && ts.score >= l.cfg.MinScore {
-			next[k] = &entry{id: k, name: ts.name, typ: bestType(ts.types), source: SourceLearned}
+	for _, k := range l.touched {
+		ts := l.terms[k]
+		should := ts != nil && ts.docs >= l.cfg.MinDocuments && ts.score >= l.cfg.MinScore
+		cur, promoted := l.promoted[k]
+		switch {
+		case should && (!promoted || cur.typ != bestType(ts.types) || cur.name != ts.name):
+			e := &entry{id: k, name: ts.name, typ: bestType(ts.types), source: SourceLearned}
+			delete(l.dict.keys, k)
+			l.dict.add(e, levelDefault, []string{e.name})
+			l.promoted[k] = e
+		case !should && promoted:
+			delete(l.promoted, k)
+			delete(l.dict.keys, k)
 		}
 	}
-	same := len(next) == len(l.promoted)
-	if same {
-		for k, e := range next {
-			if p, ok := l.promoted[k]; !ok || p.typ != e.typ {
-				same = false
-				break
-			}
-		}
-	}
-	if same {
-		return
-	}
-	l.promoted = next
-	d := newDictionary()
-	keys := make([]string, 0, len(next))
-	for k := range next {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		d.add(next[k], levelDefault, []string{next[k].name})
-	}
-	l.dict = d
+	l.touched = l.touched[:0]
 }
 
 func bestType(votes map[string]float64) string {
