@@ -78,14 +78,29 @@ const (
 	confLearned  = 0.7
 )
 
-var codeCues = map[string]bool{
-	"module": true, "modules": true, "package": true, "packages": true, "library": true, "libraries": true,
-	"function": true, "functions": true, "method": true, "methods": true, "class": true, "classes": true,
-	"keyword": true, "keywords": true, "statement": true, "statements": true, "builtin": true, "built-in": true,
-	"command": true, "commands": true, "exception": true, "exceptions": true, "decorator": true, "attribute": true,
-	"operator": true, "constructor": true, "utility": true, "cli": true, "binary": true, "extension": true,
-	"plugin": true, "setting": true, "parameter": true, "directive": true, "option": true, "type": true,
-}
+// codeCues are words that, written right after a name, say what it is; the
+// name must have one of the listed types ("the logging module", "the yield
+// keyword", "the len function").
+var codeCues = func() map[string][]string {
+	m := map[string][]string{}
+	add := func(types []string, words ...string) {
+		for _, w := range words {
+			m[w] = append(m[w], types...)
+		}
+	}
+	add([]string{"module", "library", "package_manager", "framework"}, "module", "modules", "package", "packages", "library", "libraries")
+	add([]string{"function", "method"}, "function", "functions", "method", "methods", "builtin", "built-in", "call", "calls")
+	add([]string{"class", "exception", "data_type"}, "class", "classes", "type", "types", "object", "objects", "instance", "instances")
+	add([]string{"exception"}, "exception", "exceptions", "error", "errors")
+	add([]string{"keyword", "operator"}, "keyword", "keywords", "statement", "statements", "operator", "clause")
+	add([]string{"decorator"}, "decorator", "decorators")
+	add([]string{"attribute", "constant"}, "attribute", "attributes", "constant", "constants")
+	add([]string{"tool", "command", "package_manager", "build_tool", "version_control", "shell", "compiler"},
+		"command", "commands", "utility", "cli", "binary", "tool", "program")
+	add([]string{"config_setting", "environment_variable"}, "setting", "settings", "parameter", "directive", "option", "variable")
+	add([]string{"data_type", "data_structure"}, "type", "types", "value", "values")
+	return m
+}()
 
 var startAllowedNext = map[string]bool{
 	"is": true, "was": true, "are": true, "has": true, "have": true, "had": true, "uses": true, "supports": true,
@@ -114,10 +129,18 @@ func (m *matcher) sameSentence(i, j int) bool {
 	return j >= 0 && j < len(m.c.atoms) && m.c.atoms[i].sent == m.c.atoms[j].sent
 }
 
-// cueNear reports whether the name is followed by a word saying what it is:
-// "the logging module", "the yield keyword".
-func (m *matcher) cueNear(i0, i1 int) bool {
-	return m.sameSentence(i1, i1+1) && codeCues[m.atomLower(i1+1)] && m.c.text[m.c.atoms[i1].end:m.c.atoms[i1+1].start] == " "
+// cueNear reports whether the name is followed by a word saying what it is, in
+// agreement with its type: "the logging module", "the yield keyword".
+func (m *matcher) cueNear(i1 int, typ string) bool {
+	if !m.sameSentence(i1, i1+1) || m.c.text[m.c.atoms[i1].end:m.c.atoms[i1+1].start] != " " {
+		return false
+	}
+	for _, t := range codeCues[m.atomLower(i1+1)] {
+		if t == typ {
+			return true
+		}
+	}
+	return false
 }
 
 // spanText is the text from atom i to atom j.
@@ -256,7 +279,7 @@ func (m *matcher) accept(info *keyInfo, i, j int, surface, key string, plural bo
 		}
 		return confCase, true
 	}
-	if a[i].call || m.cueNear(i, j) {
+	if a[i].call && info.e.typ != "keyword" || !functionWords[key] && m.cueNear(j, info.e.typ) {
 		return confCue, true
 	}
 	if m.lenient {
@@ -603,7 +626,7 @@ func (m *matcher) capitalRun(i int) (int, bool) {
 	}
 	j := i
 	for j+1 < len(a) && j-i <= maxRunAtoms && isCapitalised(a[j+1]) && !functionWords[strings.ToLower(a[j+1].text)] &&
-		m.contiguous(j, j+1) && a[j+1].code < 0 {
+		m.contiguous(j, j+1) && a[j+1].code < 0 && (m.c.text[a[j].end:a[j+1].start] == " " || m.c.text[a[j].end:a[j+1].start] == "-") {
 		j++
 	}
 	return j, j > i && j-i < maxRunAtoms
@@ -647,7 +670,7 @@ var headTypes = map[string]string{
 // atom of it is already part of a known name.
 func (m *matcher) capitalCandidate(i, j int) bool {
 	a := m.c.atoms
-	allKnown := true
+	allKnown, anyKnown := true, false
 	common := 0
 	var firstKnown *entry
 	for k := i; k <= j; {
@@ -670,6 +693,7 @@ func (m *matcher) capitalCandidate(i, j int) bool {
 			k++
 			continue
 		}
+		anyKnown = true
 		k += n
 	}
 	if allKnown && headTypes[strings.ToLower(a[j].text)] == "" {
@@ -686,7 +710,9 @@ func (m *matcher) capitalCandidate(i, j int) bool {
 		}
 	}
 	rm := m.patternMention(i, j, name, typ, confCandPlus)
-	if common > 0 {
+	if common > 0 || firstKnown == nil && !anyKnown && headTypes[head] == "" {
+		// an unknown title-case phrase needs corroboration (recurrence, a
+		// heading, an anchor, or the learner)
 		rm.conf = confCand
 		rm.candidate = true
 	}

@@ -199,6 +199,6 @@ travel tree trial trio triangle trip trouble truck true try tube turn turtle twe
 usual valley value vault vector very view village visit voice vowel wait walk wall want war warm warnings wash watch water wave way
 we wear weather week weight well west what wheel when where which while white who whole why wide wife wild will win wind window
 wing winter wire wish with woman wonder wood word work worker world would write wrong yard year yes yet you young zero
-authentication authorization concurrent resource types random math socket isolation atomicity accessibility wildcard quorum tombstone hallucination jitter backup cursor
+authentication authorization concurrent resource optional literal generic final union timer logger formatter counter engine types random math socket isolation atomicity accessibility wildcard quorum tombstone hallucination jitter backup cursor
 interpreter macro parser pipe paging routing salt lifetime inheritance closure generator descriptor introspection checkpoint
 `

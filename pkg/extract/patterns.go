@@ -53,7 +53,7 @@ func (m *matcher) pattern(i int) int {
 		return 0
 	case specialFiles[t]:
 		return emit(t, "file", 0.85)
-	case at.call && isIdent(t):
+	case at.call && isIdent(t) && len(t) > 1:
 		if unicode.IsUpper(runeAt(t, 0)) {
 			return emit(t, "class", 0.75)
 		}
@@ -182,8 +182,13 @@ func (m *matcher) dotted(i int) (string, float64) {
 		}
 	}
 	last, first := segs[len(segs)-1], segs[0]
-	if !at.call && knownExts[strings.ToLower(last)] {
+	firstInfo, _ := m.x.lookup(Key(first))
+	codeOwner := firstInfo != nil && codeOwnerTypes[firstInfo.e.typ]
+	if !at.call && knownExts[strings.ToLower(last)] && !(weakExts[strings.ToLower(last)] && codeOwner) {
 		return "file", 0.8
+	}
+	if firstInfo == nil && len(first) <= 2 && !unicode.IsUpper(runeAt(first, 0)) {
+		return "", 0 // a short example variable: c.update(), p._replace()
 	}
 	if !inCode && !at.call {
 		for _, s := range segs {
@@ -210,7 +215,7 @@ func (m *matcher) dotted(i int) (string, float64) {
 	case unicode.IsUpper(runeAt(last, 0)):
 		return "class", 0.75
 	}
-	if info, _ := m.x.lookup(Key(first)); info != nil && codeOwnerTypes[info.e.typ] {
+	if codeOwner {
 		return "attribute", 0.7
 	}
 	if inCode {
@@ -325,8 +330,8 @@ func isUpperSnake(s string) bool { return isEnvName(s) && strings.Contains(s, "_
 
 var envSuffixes = []string{"_HOME", "_PATH", "_DIR", "_URL", "_URI", "_HOST", "_PORT", "_TOKEN", "_KEY", "_SECRET",
 	"_ENV", "_PROXY", "_LEVEL", "_MODE", "_CONFIG", "_FILE", "_USER", "_PASSWORD", "_REGION", "_DEBUG", "_OPTS", "_FLAGS", "_ROOT"}
-var envPrefixes = []string{"PYTHON", "JAVA_", "GO", "NODE_", "NPM_", "KUBE", "AWS_", "AZURE_", "GCP_", "GOOGLE_", "LC_",
-	"XDG_", "DOCKER_", "PG", "MYSQL_", "REDIS_", "PIP_", "CONDA_", "CARGO_", "RUST", "HF_", "CUDA_", "GITHUB_", "CI_", "LD_", "SSL_", "HTTP_", "HTTPS_"}
+var envPrefixes = []string{"PYTHON", "JAVA_", "NODE_", "NPM_", "KUBE", "AWS_", "AZURE_", "GCP_", "GOOGLE_", "LC_",
+	"XDG_", "DOCKER_", "MYSQL_", "REDIS_", "PIP_", "CONDA_", "CARGO_", "RUST_", "HF_", "CUDA_", "GITHUB_", "CI_", "LD_"}
 
 func envLike(s string) bool {
 	for _, p := range envSuffixes {
@@ -360,7 +365,8 @@ func isAcronymLike(s string) bool {
 			return false
 		}
 	}
-	return upper >= 2 && t[0] >= 'A' && t[0] <= 'Z' && !isRoman(t)
+	lower := strings.ToLower(t)
+	return upper >= 2 && t[0] >= 'A' && t[0] <= 'Z' && !isRoman(t) && !isCommonWord(lower) && !functionWords[lower]
 }
 
 func isRoman(s string) bool {
@@ -397,6 +403,14 @@ var knownExts = map[string]bool{
 	"swift": true, "scala": true, "lua": true, "pl": true, "r": true, "jl": true, "vue": true, "svelte": true, "tf": true,
 	"tfvars": true, "hcl": true, "dockerfile": true, "properties": true, "gradle": true, "xz": true, "bz2": true, "zst": true,
 }
+
+// weakExts are extensions that are also common attribute names (socket.socket,
+// os.sep is not one, but x.log or x.key may be): with a module or class before
+// them they name an attribute.
+var weakExts = map[string]bool{"socket": true, "service": true, "timer": true, "key": true, "lock": true, "log": true,
+	"env": true, "mod": true, "sum": true, "go": true, "c": true, "h": true, "r": true, "pl": true, "db": true, "so": true,
+	"cc": true, "cs": true, "tf": true, "sql": true, "properties": true, "swift": true, "lua": true, "scala": true,
+	"java": true, "json": true, "html": true, "xml": true, "csv": true}
 
 var specialFiles = map[string]bool{
 	"Dockerfile": true, "Makefile": true, "Containerfile": true, "Jenkinsfile": true, "Vagrantfile": true, "Procfile": true,
