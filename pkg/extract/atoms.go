@@ -26,6 +26,9 @@ type atom struct {
 	used       bool // consumed by a match
 }
 
+// maxInlineCode bounds an inline code span in bytes.
+const maxInlineCode = 300
+
 // codeRegions finds the code in text: backtick spans (any fence length) and the
 // given code spans, located in the text when they occur in it. Spans that do not
 // occur are returned as extra, to be analysed on their own.
@@ -57,6 +60,11 @@ func codeRegions(text string, spans []string) (regions []region, extra []string)
 				break
 			}
 			j = k + m
+		}
+		// inline code (one or two backticks) stays inside its paragraph and is
+		// short; otherwise the backtick is a literal one
+		if closed >= 0 && n < 3 && (closed-(i+n) > maxInlineCode || strings.Contains(text[i+n:closed], "\n\n")) {
+			closed = -1
 		}
 		if closed < 0 {
 			i += n

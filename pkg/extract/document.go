@@ -200,7 +200,8 @@ func (x *Extractor) Document(doc Document) Result {
 			if rm.noRelation || rm.version {
 				continue
 			}
-			rms = append(rms, relMention{key: rm.key, typ: ents.typeOf(rm.key), start: rm.start, end: rm.end, sent: main.atoms[rm.a0].sent})
+			rms = append(rms, relMention{key: rm.key, typ: ents.typeOf(rm.key), start: rm.start, end: rm.end,
+				sent: main.atoms[rm.a0].sent, code: main.atoms[rm.a0].code})
 		}
 		sort.SliceStable(rms, func(a, b int) bool { return rms[a].start < rms[b].start })
 		rms = mergeAdjacent(main.text, rms)

@@ -148,3 +148,27 @@ func TestQueryOffsets(t *testing.T) {
 		t.Errorf("query ids: got %v, want %v", ids, want)
 	}
 }
+
+func TestStrayBacktick(t *testing.T) {
+	x := newTestExtractor(t)
+	text := "Type a ` to start code.\n\nThe quick brown fox jumps; PostgreSQL uses `std` and a backtick ` here."
+	got := mentionTypes(t, x, text)
+	for _, id := range []string{"quick", "brown", "fox", "jumps", "start"} {
+		if _, ok := got[id]; ok {
+			t.Errorf("prose word %q taken as code: got %v", id, got)
+		}
+	}
+	if got["postgresql"] != "database" || got["std"] != "identifier" {
+		t.Errorf("mentions: got %v, want postgresql (database) and std (identifier)", got)
+	}
+}
+
+func TestNoRelationInsideCode(t *testing.T) {
+	x := newTestExtractor(t)
+	res := x.Document(Document{ID: "d", Chunks: []Chunk{{ID: "c", Text: "Write `use std::io; io uses std` first."}}})
+	for _, r := range res.Relations {
+		if r.Type == RelUses {
+			t.Errorf("relation from code: got %+v, want none", r)
+		}
+	}
+}

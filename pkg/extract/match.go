@@ -657,7 +657,7 @@ var headTypes = map[string]string{
 	"ui": "tool", "cli": "tool", "cluster": "software", "sentinel": "software", "server": "software", "engine": "software",
 	"framework": "framework", "library": "library", "sdk": "library", "foundation": "foundation", "inc": "company",
 	"corporation": "company", "labs": "company", "protocol": "protocol", "database": "database", "db": "database",
-	"language": "programming_language", "format": "file_format", "api": "api", "project": "organization",
+	"language": "programming_language", "format": "file_format", "api": "api",
 	"team": "organization", "group": "organization", "committee": "organization", "council": "organization", "ai": "organization",
 	"conference": "conference", "summit": "conference", "os": "operating_system", "linux": "operating_system",
 	"algorithm": "algorithm", "pattern": "design_pattern", "standard": "standard", "specification": "standard",

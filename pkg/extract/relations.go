@@ -111,6 +111,7 @@ type relMention struct {
 	start, end int
 	sent       int
 	virtual    bool // a pronoun standing for key
+	code       int  // code region of the mention, or -1
 	head       int  // index of the mention this one describes (apposition, predicate), or -1
 }
 
@@ -180,7 +181,7 @@ func relationsIn(text string, ms []relMention, prons []pronounAt) []relFound {
 		}
 		list := ms[s0:s1]
 		if pi < len(prons) && prons[pi].sent == sent && ref != nil && prons[pi].end <= ms[s0].start {
-			v := relMention{key: ref.key, typ: ref.typ, start: prons[pi].start, end: prons[pi].end, sent: sent, virtual: true}
+			v := relMention{key: ref.key, typ: ref.typ, start: prons[pi].start, end: prons[pi].end, sent: sent, virtual: true, code: -1}
 			list = append([]relMention{v}, list...)
 		} else {
 			list = append([]relMention(nil), list...)
@@ -203,8 +204,8 @@ func sentenceRelations(text string, ms []relMention) []relFound {
 	clauseSubject := 0 // index of the mention the current clause is about
 	for k := 0; k+1 < len(ms); k++ {
 		l, r := ms[k], ms[k+1]
-		if l.key == r.key {
-			continue
+		if l.key == r.key || l.code >= 0 && l.code == r.code {
+			continue // the words between are code, not a statement
 		}
 		gap := text[l.end:r.start]
 		if len(gap) > 400 {
