@@ -1,0 +1,249 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/ranker"
+	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
+)
+
+// body is the JSON body of POST /api/v1/search. Every field is optional except q;
+// tags may be a list or a comma-separated string; weights a string such as
+// "vector:0.5,bm25:0.5" or an object {"vector":0.5,"bm25":0.5}; mmr a lambda or false.
+type body struct {
+	Q               *string         `json:"q"`
+	K               *int            `json:"k"`
+	Offset          *int            `json:"offset"`
+	Tags            json.RawMessage `json:"tags"`
+	Domain          string          `json:"domain"`
+	PublishedAfter  string          `json:"published_after"`
+	PublishedBefore string          `json:"published_before"`
+	Weights         json.RawMessage `json:"weights"`
+	Fusion          string          `json:"fusion"`
+	MMR             json.RawMessage `json:"mmr"`
+	Expand          *bool           `json:"expand"`
+	Explain         *bool           `json:"explain"`
+	Format          string          `json:"format"`
+}
+
+// fields is the request in string form, whichever method it came by.
+type fields struct {
+	q, k, offset, domain, after, before, weights, fusion, mmr, expand, explain string
+	tags                                                                       []string
+	hasQ                                                                       bool
+}
+
+func fromQuery(v url.Values) fields {
+	f := fields{
+		q: v.Get("q"), k: v.Get("k"), offset: v.Get("offset"), domain: v.Get("domain"),
+		after: v.Get("published_after"), before: v.Get("published_before"), weights: v.Get("weights"),
+		fusion: v.Get("fusion"), mmr: v.Get("mmr"), expand: v.Get("expand"), explain: v.Get("explain"),
+	}
+	_, f.hasQ = v["q"]
+	for _, t := range v["tags"] {
+		f.tags = append(f.tags, splitList(t)...)
+	}
+	for _, t := range v["tag"] {
+		f.tags = append(f.tags, splitList(t)...)
+	}
+	return f
+}
+
+func fromBody(r io.Reader) (fields, error) {
+	var b body
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return fields{}, err
+		}
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && ute.Field != "" {
+			return fields{}, httpserver.BadRequest(ute.Field, fmt.Sprintf("must be a JSON %s", ute.Type.Kind()))
+		}
+		if strings.HasPrefix(err.Error(), "json: unknown field ") {
+			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return fields{}, httpserver.BadRequest(name, "unknown field; the fields are q, k, offset, tags, domain, published_after, published_before, weights, fusion, mmr, expand, explain, format")
+		}
+		return fields{}, httpserver.BadRequest("body", "must be one JSON object: "+err.Error())
+	}
+	if dec.More() {
+		return fields{}, httpserver.BadRequest("body", "must be one JSON object, found more after it")
+	}
+	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion}
+	if b.Q != nil {
+		f.q, f.hasQ = *b.Q, true
+	}
+	if b.K != nil {
+		f.k = strconv.Itoa(*b.K)
+	}
+	if b.Offset != nil {
+		f.offset = strconv.Itoa(*b.Offset)
+	}
+	if b.Expand != nil {
+		f.expand = strconv.FormatBool(*b.Expand)
+	}
+	if b.Explain != nil {
+		f.explain = strconv.FormatBool(*b.Explain)
+	}
+	if t := bytes.TrimSpace(b.Tags); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		var list []string
+		var one string
+		switch {
+		case json.Unmarshal(t, &list) == nil:
+			f.tags = list
+		case json.Unmarshal(t, &one) == nil:
+			f.tags = splitList(one)
+		default:
+			return fields{}, httpserver.BadRequest("tags", `must be a list of strings or a comma-separated string`)
+		}
+	}
+	if w := bytes.TrimSpace(b.Weights); len(w) > 0 && !bytes.Equal(w, []byte("null")) {
+		var s string
+		var m map[string]float64
+		switch {
+		case json.Unmarshal(w, &s) == nil:
+			f.weights = s
+		case json.Unmarshal(w, &m) == nil:
+			parts := make([]string, 0, len(m))
+			for k, v := range m {
+				parts = append(parts, k+":"+strconv.FormatFloat(v, 'g', -1, 64))
+			}
+			f.weights = strings.Join(parts, ",")
+			if len(m) == 0 {
+				return fields{}, httpserver.BadRequest("weights", "must name at least one signal")
+			}
+		default:
+			return fields{}, httpserver.BadRequest("weights", `must be a string such as "vector:0.5,bm25:0.5" or an object {"vector":0.5}`)
+		}
+	}
+	if m := bytes.TrimSpace(b.MMR); len(m) > 0 && !bytes.Equal(m, []byte("null")) {
+		var x float64
+		var on bool
+		switch {
+		case json.Unmarshal(m, &x) == nil:
+			f.mmr = strconv.FormatFloat(x, 'g', -1, 64)
+		case json.Unmarshal(m, &on) == nil && !on:
+			f.mmr = "false"
+		default:
+			return fields{}, httpserver.BadRequest("mmr", "must be a lambda in [0,1], or false")
+		}
+	}
+	return f, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// request validates the fields into a pipeline request.
+func (f fields) request() (pipeline.Request, error) {
+	req := pipeline.Request{Query: f.q, K: pipeline.DefaultK, Expand: true, Domain: strings.TrimSpace(f.domain), Tags: f.tags}
+	if !f.hasQ || strings.TrimSpace(f.q) == "" {
+		return req, httpserver.BadRequest("q", "missing or empty: give the words to search for, e.g. ?q=postgres+replication")
+	}
+	var err error
+	if f.k != "" {
+		if req.K, err = strconv.Atoi(strings.TrimSpace(f.k)); err != nil || req.K < 1 || req.K > pipeline.MaxK {
+			return req, httpserver.BadRequest("k", fmt.Sprintf("must be an integer in 1..%d, got %q", pipeline.MaxK, clip(f.k)))
+		}
+	}
+	if f.offset != "" {
+		if req.Offset, err = strconv.Atoi(strings.TrimSpace(f.offset)); err != nil || req.Offset < 0 || req.Offset > pipeline.MaxOffset {
+			return req, httpserver.BadRequest("offset", fmt.Sprintf("must be an integer in 0..%d, got %q", pipeline.MaxOffset, clip(f.offset)))
+		}
+	}
+	if req.PublishedAfter, err = parseDate(f.after); err != nil {
+		return req, httpserver.BadRequest("published_after", err.Error())
+	}
+	if req.PublishedBefore, err = parseDate(f.before); err != nil {
+		return req, httpserver.BadRequest("published_before", err.Error())
+	}
+	if strings.TrimSpace(f.weights) != "" {
+		if req.Weights, err = ranker.ParseWeights(f.weights); err != nil {
+			return req, httpserver.BadRequest("weights", err.Error()+`; for example "vector:0.35,graph:0.25,bm25:0.2,recency:0.1,title:0.1"`)
+		}
+	}
+	if req.Fusion, err = ranker.ParseFusion(f.fusion); err != nil {
+		return req, httpserver.BadRequest("fusion", err.Error())
+	}
+	switch m := strings.ToLower(strings.TrimSpace(f.mmr)); m {
+	case "", "false", "off":
+	default:
+		lambda, err := strconv.ParseFloat(m, 64)
+		if err != nil || lambda < 0 || lambda > 1 || lambda != lambda {
+			return req, httpserver.BadRequest("mmr", fmt.Sprintf("must be a lambda in [0,1] (1 = relevance only), got %q", clip(f.mmr)))
+		}
+		req.MMR, req.Lambda = true, lambda
+	}
+	if req.Expand, err = parseBool(f.expand, true); err != nil {
+		return req, httpserver.BadRequest("expand", err.Error())
+	}
+	if req.Explain, err = parseBool(f.explain, false); err != nil {
+		return req, httpserver.BadRequest("explain", err.Error())
+	}
+	if err := req.Validate(); err != nil {
+		var fe *pipeline.FieldError
+		if errors.As(err, &fe) {
+			return req, httpserver.BadRequest(fe.Field, fe.Reason)
+		}
+		return req, err
+	}
+	return req, nil
+}
+
+// parseDate reads RFC 3339 or YYYY-MM-DD (midnight UTC).
+func parseDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date: use RFC 3339 (2025-01-31T00:00:00Z) or YYYY-MM-DD", clip(s))
+}
+
+func parseBool(s string, def bool) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return def, nil
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off":
+		return false, nil
+	}
+	return def, fmt.Errorf("must be true or false, got %q", clip(s))
+}
+
+// clip shortens a value quoted back to the client.
+func clip(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	cut := 40
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,180 @@
+// Package app wires the search service together from its configuration: embedder,
+// MariaDB store, Bleve BM25 index and its change-feed indexer, query parser with the
+// live gazetteer, kg client, ranker, pipeline and HTTP API, and runs them until the
+// context ends. Reindex is the offline rebuild behind the -reindex flag.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kgsearch/kgsearch/pkg/embed"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/queryparse"
+	"github.com/kgsearch/kgsearch/pkg/ranker"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/search/internal/api"
+	"github.com/kgsearch/kgsearch/services/search/internal/bm25"
+	"github.com/kgsearch/kgsearch/services/search/internal/config"
+	"github.com/kgsearch/kgsearch/services/search/internal/entities"
+	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
+	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
+	"github.com/kgsearch/kgsearch/services/search/internal/tokens"
+)
+
+// Run starts the search service and blocks until ctx is cancelled or a part fails.
+func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	embedder, err := embed.New(cfg.Embed, logger)
+	if err != nil {
+		return fmt.Errorf("start embedder: %w", err)
+	}
+	defer embedder.Close()
+	model, err := embed.Probe(ctx, embedder)
+	if err != nil {
+		return fmt.Errorf("start embedder: %w", err)
+	}
+	logger.Info("embedding model ready", "model", model.Name, "dims", model.Dims)
+
+	st, err := openStore(ctx, cfg, store.Model{Name: model.Name, Dims: model.Dims}, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	ix, err := openIndex(ctx, cfg.IndexDir, st, logger)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+
+	srv := httpserver.New("search", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys}, logger)
+	lag := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "kgsearch", Subsystem: "search", Name: "index_lag",
+		Help: "Changes in the store not yet applied to the BM25 index (store seq - index watermark)."})
+	srv.Registry().MustRegister(lag)
+	idx := indexer.New(st, ix, indexer.Config{Interval: cfg.SyncInterval}, logger, func(n int64) { lag.Set(float64(n)) })
+	srv.Registry().MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "kgsearch", Subsystem: "search",
+		Name: "index_watermark", Help: "Last change sequence number applied to the BM25 index."},
+		func() float64 { return float64(ix.Watermark()) }))
+
+	finder, err := entities.NewFinder()
+	if err != nil {
+		return err
+	}
+	kg := kgapi.NewClient(cfg.KGURL, &http.Client{Timeout: 10 * time.Second}, cfg.KGAPIKey)
+	rk, err := ranker.New(ranker.Options{PreviewChars: cfg.PreviewChars})
+	if err != nil {
+		return fmt.Errorf("start ranker: %w", err)
+	}
+	count, err := tokens.Counter()
+	if err != nil {
+		return err
+	}
+	pipe := pipeline.New(queryparse.New(finder), embedder, st, kg, ix, idx, rk, pipeline.Options{
+		Candidates: cfg.Candidates, Deadline: cfg.Deadline, VectorTimeout: cfg.VectorTimeout,
+		GraphTimeout: cfg.GraphTimeout, BM25Timeout: cfg.BM25Timeout, ExpandTimeout: cfg.ExpandTimeout,
+		ExpandMinConfidence: cfg.ExpandMinConfidence, ExpandLimit: cfg.ExpandLimit, Tokens: count,
+	}, logger, pipeline.NewMetrics(srv.Registry()))
+
+	api.New(srv, api.Deps{
+		Search: pipe, Index: idx, KG: kg,
+		Reindex: func(ctx context.Context) error { return ix.Rebuild(ctx, indexer.Fill(st, logger)) },
+		Info:    map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
+	}).Register()
+	srv.AddReadyCheck("mariadb", st.Ping)
+	srv.AddReadyCheck("index", func(context.Context) error {
+		_, err := ix.DocCount()
+		return err
+	})
+	srv.SetReady(true)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Run(gctx) })
+	g.Go(func() error { return idx.Run(gctx) })
+	g.Go(func() error {
+		finder.RunRefresh(gctx, kg, cfg.GazetteerRefresh, cfg.GazetteerLimit, logger)
+		return nil
+	})
+	return g.Wait()
+}
+
+// Reindex rebuilds the Bleve index at cfg.IndexDir from the store and returns. The
+// service must not be running on the same directory (Bleve locks it; Open reports
+// bm25.ErrLocked after 2 s).
+func Reindex(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	st, err := openStore(ctx, cfg, store.Model{}, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := os.MkdirAll(filepath.Dir(cfg.IndexDir), 0o755); err != nil {
+		return fmt.Errorf("create SEARCH_INDEX_DIR parent: %w", err)
+	}
+	start := time.Now()
+	if err := bm25.Rebuild(ctx, cfg.IndexDir, indexer.Fill(st, logger)); err != nil {
+		return err
+	}
+	ix, err := bm25.Open(cfg.IndexDir)
+	if err != nil {
+		return fmt.Errorf("open rebuilt index: %w", err)
+	}
+	defer ix.Close()
+	n, _ := ix.DocCount()
+	logger.Info("reindex finished", "chunks", n, "watermark", ix.Watermark(), "took_ms", time.Since(start).Milliseconds())
+	return nil
+}
+
+// openIndex opens the Bleve index, rebuilding it from the store when its mapping is
+// from another version.
+func openIndex(ctx context.Context, dir string, st *store.Store, logger *slog.Logger) (*bm25.Index, error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("create SEARCH_INDEX_DIR parent: %w", err)
+	}
+	ix, err := bm25.Open(dir)
+	if errors.Is(err, bm25.ErrMappingVersion) {
+		logger.Warn("bm25 index mapping changed; rebuilding from the store", "dir", dir)
+		if err := bm25.Rebuild(ctx, dir, indexer.Fill(st, logger)); err != nil {
+			return nil, err
+		}
+		ix, err = bm25.Open(dir)
+	}
+	if errors.Is(err, bm25.ErrLocked) {
+		return nil, fmt.Errorf("open bm25 index (SEARCH_INDEX_DIR=%s): another search process holds it: %w", dir, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open bm25 index (SEARCH_INDEX_DIR=%s): %w", dir, err)
+	}
+	return ix, nil
+}
+
+// openStore opens MariaDB, retrying while it is not reachable yet (a stack starting
+// up), and gives up with a clear error on a model mismatch.
+func openStore(ctx context.Context, cfg config.Config, m store.Model, logger *slog.Logger) (*store.Store, error) {
+	var last error
+	for attempt := 0; attempt < 30; attempt++ {
+		st, err := store.Open(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: m, EfSearch: cfg.EfSearch}, logger)
+		if err == nil {
+			return st, nil
+		}
+		last = err
+		if !errors.Is(err, store.ErrNotReady) {
+			return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
+		}
+		logger.Warn("MariaDB not reachable yet, retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", last)
+}

@@ -1,0 +1,187 @@
+// Package config holds the search service's configuration: defaults, reading from
+// the environment, and validation that names the variable at fault.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/embed"
+	"github.com/kgsearch/kgsearch/pkg/envconf"
+)
+
+// Config is everything the search service needs to start.
+type Config struct {
+	Addr       string   // SEARCH_ADDR
+	MariaDBDSN string   // KGS_MARIADB_DSN
+	KGURL      string   // KGS_KG_URL
+	KGAPIKey   string   // KGS_KG_API_KEY (sent to kg)
+	APIKeys    []string // KGS_API_KEYS (required on POST /api/v1/admin/reindex when set)
+	IndexDir   string   // SEARCH_INDEX_DIR
+	LogLevel   slog.Level
+
+	Deadline      time.Duration // SEARCH_DEADLINE: retrieval + expansion of one search
+	VectorTimeout time.Duration // SEARCH_VECTOR_TIMEOUT: embed + HNSW search
+	GraphTimeout  time.Duration // SEARCH_GRAPH_TIMEOUT: one kg match
+	BM25Timeout   time.Duration // SEARCH_BM25_TIMEOUT
+	ExpandTimeout time.Duration // SEARCH_EXPAND_TIMEOUT: kg expand
+	Candidates    int           // SEARCH_CANDIDATES: pool size per retriever
+
+	ExpandMinConfidence float64 // SEARCH_EXPAND_MIN_CONFIDENCE
+	ExpandLimit         int     // SEARCH_EXPAND_LIMIT: related entities used
+	PreviewChars        int     // SEARCH_PREVIEW_CHARS
+
+	SyncInterval     time.Duration // SEARCH_SYNC_INTERVAL: change-feed tail interval
+	GazetteerRefresh time.Duration // SEARCH_GAZETTEER_REFRESH: kg entities refresh (0 disables)
+	GazetteerLimit   int           // SEARCH_GAZETTEER_LIMIT
+	EfSearch         int           // SEARCH_EF_SEARCH: HNSW ef_search (0: the store's default)
+	Embed            embed.Config  // KGS_EMBED_*
+}
+
+// Default returns the configuration used when no variable is set.
+func Default() Config {
+	return Config{
+		Addr:                "127.0.0.1:8080",
+		MariaDBDSN:          "kgsearch:kgsearch@tcp(127.0.0.1:13306)/kgsearch?parseTime=true",
+		KGURL:               "http://127.0.0.1:8088",
+		IndexDir:            ".state/search/bleve",
+		LogLevel:            slog.LevelInfo,
+		Deadline:            800 * time.Millisecond,
+		VectorTimeout:       500 * time.Millisecond,
+		GraphTimeout:        300 * time.Millisecond,
+		BM25Timeout:         300 * time.Millisecond,
+		ExpandTimeout:       300 * time.Millisecond,
+		Candidates:          100,
+		ExpandMinConfidence: 0.3,
+		ExpandLimit:         8,
+		PreviewChars:        240,
+		SyncInterval:        time.Second,
+		GazetteerRefresh:    5 * time.Minute,
+		GazetteerLimit:      5000,
+	}
+}
+
+// FromEnv reads the configuration from the environment over the defaults. It reports
+// every malformed variable; call Validate for ranges and combinations.
+func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
+	c := Default()
+	c.Addr = r.String("SEARCH_ADDR", c.Addr)
+	c.MariaDBDSN = r.String("KGS_MARIADB_DSN", c.MariaDBDSN)
+	c.KGURL = r.String("KGS_KG_URL", c.KGURL)
+	c.KGAPIKey = r.Secret("KGS_KG_API_KEY")
+	c.APIKeys = r.List("KGS_API_KEYS", nil)
+	c.IndexDir = r.String("SEARCH_INDEX_DIR", c.IndexDir)
+	level := r.String("KGS_LOG_LEVEL", "info")
+	c.Deadline = r.Duration("SEARCH_DEADLINE", c.Deadline)
+	c.VectorTimeout = r.Duration("SEARCH_VECTOR_TIMEOUT", c.VectorTimeout)
+	c.GraphTimeout = r.Duration("SEARCH_GRAPH_TIMEOUT", c.GraphTimeout)
+	c.BM25Timeout = r.Duration("SEARCH_BM25_TIMEOUT", c.BM25Timeout)
+	c.ExpandTimeout = r.Duration("SEARCH_EXPAND_TIMEOUT", c.ExpandTimeout)
+	c.Candidates = r.Int("SEARCH_CANDIDATES", c.Candidates)
+	c.ExpandMinConfidence = r.Float("SEARCH_EXPAND_MIN_CONFIDENCE", c.ExpandMinConfidence)
+	c.ExpandLimit = r.Int("SEARCH_EXPAND_LIMIT", c.ExpandLimit)
+	c.PreviewChars = r.Int("SEARCH_PREVIEW_CHARS", c.PreviewChars)
+	c.SyncInterval = r.Duration("SEARCH_SYNC_INTERVAL", c.SyncInterval)
+	c.GazetteerRefresh = r.Duration("SEARCH_GAZETTEER_REFRESH", c.GazetteerRefresh)
+	c.GazetteerLimit = r.Int("SEARCH_GAZETTEER_LIMIT", c.GazetteerLimit)
+	c.EfSearch = r.Int("SEARCH_EF_SEARCH", c.EfSearch)
+	var errs []error
+	if err := r.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
+		errs = append(errs, fmt.Errorf("KGS_LOG_LEVEL=%q: want debug, info, warn or error", level))
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	ec, err := embed.ConfigFromEnv(getenv)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if ec.BaseURL == "" {
+		ec.BaseURL = getenv("KGS_EMBED_URL")
+	}
+	c.Embed = ec
+	return c, errors.Join(errs...)
+}
+
+// Validate rejects unusable values, naming the variable at fault.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("SEARCH_ADDR", "%q is not host:port", c.Addr)
+	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		bad("SEARCH_ADDR", "port %q is not a number in 0..65535", port)
+	}
+	if c.MariaDBDSN == "" {
+		bad("KGS_MARIADB_DSN", "empty; want user:pw@tcp(127.0.0.1:13306)/kgsearch?parseTime=true")
+	}
+	if u, err := url.Parse(c.KGURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("KGS_KG_URL", "%q is not an http(s) URL", c.KGURL)
+	}
+	for i, k := range c.APIKeys {
+		if len(k) < 16 {
+			bad("KGS_API_KEYS", "key %d is shorter than 16 characters", i+1)
+		}
+	}
+	if c.IndexDir == "" {
+		bad("SEARCH_INDEX_DIR", "empty; want a directory for the Bleve index")
+	}
+	durations := []struct {
+		name     string
+		v        time.Duration
+		min, max time.Duration
+	}{
+		{"SEARCH_DEADLINE", c.Deadline, 10 * time.Millisecond, time.Minute},
+		{"SEARCH_VECTOR_TIMEOUT", c.VectorTimeout, time.Millisecond, time.Minute},
+		{"SEARCH_GRAPH_TIMEOUT", c.GraphTimeout, time.Millisecond, time.Minute},
+		{"SEARCH_BM25_TIMEOUT", c.BM25Timeout, time.Millisecond, time.Minute},
+		{"SEARCH_EXPAND_TIMEOUT", c.ExpandTimeout, time.Millisecond, time.Minute},
+		{"SEARCH_SYNC_INTERVAL", c.SyncInterval, 10 * time.Millisecond, time.Hour},
+	}
+	for _, d := range durations {
+		if d.v < d.min || d.v > d.max {
+			bad(d.name, "%s is outside %s..%s", d.v, d.min, d.max)
+		}
+	}
+	for _, d := range durations[1:5] {
+		if d.v > c.Deadline && c.Deadline > 0 {
+			bad(d.name, "%s is longer than SEARCH_DEADLINE (%s), so it could never apply", d.v, c.Deadline)
+		}
+	}
+	if c.GazetteerRefresh != 0 && c.GazetteerRefresh < time.Second {
+		bad("SEARCH_GAZETTEER_REFRESH", "%s is below 1s (0 disables the refresh)", c.GazetteerRefresh)
+	}
+	if c.GazetteerLimit < 1 || c.GazetteerLimit > 1_000_000 {
+		bad("SEARCH_GAZETTEER_LIMIT", "%d is outside 1..1000000", c.GazetteerLimit)
+	}
+	if c.Candidates < 10 || c.Candidates > 1000 {
+		bad("SEARCH_CANDIDATES", "%d is outside 10..1000", c.Candidates)
+	}
+	if c.ExpandMinConfidence <= 0 || c.ExpandMinConfidence > 1 {
+		bad("SEARCH_EXPAND_MIN_CONFIDENCE", "%g is outside (0,1]", c.ExpandMinConfidence)
+	}
+	if c.ExpandLimit < 1 || c.ExpandLimit > 100 {
+		bad("SEARCH_EXPAND_LIMIT", "%d is outside 1..100", c.ExpandLimit)
+	}
+	if c.PreviewChars < 40 || c.PreviewChars > 4000 {
+		bad("SEARCH_PREVIEW_CHARS", "%d is outside 40..4000", c.PreviewChars)
+	}
+	if c.EfSearch < 0 || c.EfSearch > 10000 {
+		bad("SEARCH_EF_SEARCH", "%d is outside 0..10000 (0: the store's default)", c.EfSearch)
+	}
+	if err := c.Embed.Validate(); err != nil {
+		bad("KGS_EMBED_*", "%v", err)
+	}
+	return errors.Join(errs...)
+}

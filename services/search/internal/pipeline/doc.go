@@ -1,0 +1,25 @@
+// Package pipeline is the search service's five-phase search:
+//
+//  1. parse the query (pkg/queryparse): normalisation, typed entities, intent,
+//     variants, confidence;
+//  2. retrieve in parallel (errgroup) under one deadline, each retriever with its own
+//     timeout: vector top-N from the store's HNSW index (the query embedded with the
+//     store's model), graph (kg match on the query entities) and BM25 (Bleve, over the
+//     entity-emphasised variant). Candidates are chunks; the text, offsets and
+//     embeddings of chunks the vector retriever did not return are read in one
+//     ChunksByIDs call, document metadata from the indexer's table;
+//  3. expand the query entities through kg (started in parallel with retrieval, so
+//     only the match of the related entities waits): related entities at or above a
+//     confidence threshold bring their chunks, which count at 0.7 of their graph score
+//     when reached only that way; what was used and why is reported in exploration;
+//  4. rank with pkg/ranker (normalised signals, weighted sum or RRF, recency tiers,
+//     title match, dedup by document keeping the best chunk and its offsets, optional
+//     MMR, previews);
+//  5. format: results, suggested queries, related entities, phase timings, degraded
+//     signals and the JSON-versus-TOON token counts.
+//
+// A failing retriever never fails the search: its signal is dropped, the remaining
+// weights are renormalised and the signal is listed in degraded. Only when every
+// retriever fails does Search return an *UnavailableError. The phase timings count
+// candidate hydration under retrieve.
+package pipeline

@@ -1,0 +1,60 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the pipeline's Prometheus metrics.
+type Metrics struct {
+	phase    *prometheus.HistogramVec
+	errors   *prometheus.CounterVec
+	degraded *prometheus.CounterVec
+}
+
+// NewMetrics registers the pipeline's metrics with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		phase: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "kgsearch", Subsystem: "search", Name: "phase_duration_seconds",
+			Help:    "Search latency per pipeline phase (parse, retrieve, expand, rank, format, total).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+		}, []string{"phase"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "kgsearch", Subsystem: "search", Name: "retriever_errors_total",
+			Help: "Retriever failures by retriever (vector, graph, bm25, expansion, hydrate) and kind (timeout, error).",
+		}, []string{"retriever", "kind"}),
+		degraded: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "kgsearch", Subsystem: "search", Name: "degraded_responses_total",
+			Help: "Searches answered without a signal, by signal.",
+		}, []string{"signal"}),
+	}
+	reg.MustRegister(m.phase, m.errors, m.degraded)
+	return m
+}
+
+func (p *Pipeline) observe(phase string, d time.Duration) {
+	if p.met != nil {
+		p.met.phase.WithLabelValues(phase).Observe(d.Seconds())
+	}
+}
+
+func (p *Pipeline) retrieverError(name string, err error) {
+	kind := "error"
+	if errors.Is(err, context.DeadlineExceeded) {
+		kind = "timeout"
+	}
+	p.log.Warn("retriever failed", "retriever", name, "kind", kind, "err", err)
+	if p.met != nil {
+		p.met.errors.WithLabelValues(name, kind).Inc()
+	}
+}
+
+func (p *Pipeline) degradedInc(signal string) {
+	if p.met != nil {
+		p.met.degraded.WithLabelValues(signal).Inc()
+	}
+}
