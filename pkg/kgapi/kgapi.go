@@ -17,6 +17,11 @@ type Chunk struct {
 type Link struct {
 	URL    string `json:"url"`
 	Anchor string `json:"anchor,omitempty"`
+	// DocumentID is the id the target page gets when it is crawled (the crawler's
+	// id of the canonical URL). When empty, the kg service derives it from URL as
+	// the crawler does (the first 16 bytes of SHA-256(URL), hex), which matches only
+	// when URL is already canonical.
+	DocumentID string `json:"document_id,omitempty"`
 }
 
 // Document is what the crawler sends after storing a page.
@@ -54,10 +59,13 @@ type MatchRequest struct {
 
 // ChunkMatch is one chunk mentioning query entities, with its graph relevance.
 type ChunkMatch struct {
-	ChunkID    string   `json:"chunk_id"`
-	DocumentID string   `json:"document_id"`
-	Score      float64  `json:"score"`
-	Matched    []string `json:"matched"`
+	ChunkID    string `json:"chunk_id"`
+	DocumentID string `json:"document_id"`
+	// Score is the graph relevance in [0,1] (see the kg service's documentation).
+	Score float64 `json:"score"`
+	// Matched lists the ids of the query entities the chunk mentions.
+	Matched []string `json:"matched"`
+	Ordinal int      `json:"ordinal,omitempty"`
 }
 
 // MatchResponse lists matching chunks, best first, and the entities resolved.
@@ -88,6 +96,12 @@ type PathStep struct {
 	From     string `json:"from"`
 	Relation string `json:"relation"`
 	To       string `json:"to"`
+	// Confidence, Weight and Support describe the edge aggregated over the
+	// documents supporting it: noisy-or of their confidences, sum of their weights
+	// (an evidence count, or the NPMI for CO_OCCURS) and how many documents.
+	Confidence float64 `json:"confidence,omitempty"`
+	Weight     float64 `json:"weight,omitempty"`
+	Support    int64   `json:"support,omitempty"`
 }
 
 // RelatedEntity is an entity reached by expansion.
@@ -159,4 +173,12 @@ type Stats struct {
 	Mentions      int64            `json:"mentions"`
 	EntityTypes   map[string]int64 `json:"entity_types,omitempty"`
 	RelationTypes map[string]int64 `json:"relation_types,omitempty"`
+	// Placeholders counts linked-to pages not ingested yet; Links the hyperlinks
+	// between documents.
+	Placeholders int64 `json:"placeholders,omitempty"`
+	Links        int64 `json:"links,omitempty"`
+	// LearnedTerms counts the terms the corpus learner has promoted to entities,
+	// LearnerDocuments the documents it has observed.
+	LearnedTerms     int `json:"learned_terms,omitempty"`
+	LearnerDocuments int `json:"learner_documents,omitempty"`
 }
