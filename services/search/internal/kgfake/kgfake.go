@@ -1,0 +1,273 @@
+// Package kgfake is an in-memory stand-in for the kg service's HTTP API (the pkgapi
+// contract in pkg/kgapi), for the search service's tests: entity match, expansion,
+// entity listing and readiness. It is a fake of a seam we own, not of a database.
+// Documents added with AddDocument go through pkg/extract, the extractor the real kg
+// service uses, so the entities and relations are realistic; SetDown makes every
+// endpoint answer 503, as a kg service that lost its database would.
+package kgfake
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kgsearch/kgsearch/pkg/extract"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+)
+
+type mention struct {
+	chunk, doc string
+	score      float64
+}
+
+type relation struct {
+	from, to, typ string
+	conf          float64
+}
+
+// Server is a fake kg service on an httptest server.
+type Server struct {
+	*httptest.Server
+	x *extract.Extractor
+
+	mu        sync.Mutex
+	entities  map[string]kgapi.EntityRef
+	mentions  map[string][]mention // entity id → chunks
+	relations []relation
+	docs      map[string]int // entity id → documents
+
+	down     atomic.Bool
+	requests atomic.Int64
+}
+
+// New starts a fake kg service; it is closed when the test ends.
+func New(t interface{ Cleanup(func()) }) *Server {
+	x, err := extract.New()
+	if err != nil {
+		panic(err) // the embedded taxonomy is part of the binary
+	}
+	s := &Server{x: x, entities: map[string]kgapi.EntityRef{}, mentions: map[string][]mention{}, docs: map[string]int{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/entities/match", s.match)
+	mux.HandleFunc("POST /api/v1/expand/entities", s.expand)
+	mux.HandleFunc("GET /api/v1/entities", s.list)
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		if s.down.Load() {
+			http.Error(w, `{"title":"service unavailable","detail":"neo4j is down"}`, http.StatusServiceUnavailable)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// SetDown makes every endpoint answer 503 (true) or work again (false).
+func (s *Server) SetDown(v bool) { s.down.Store(v) }
+
+// Requests returns the number of requests served.
+func (s *Server) Requests() int64 { return s.requests.Load() }
+
+// Chunk is a chunk given to AddDocument.
+type Chunk struct {
+	ID   string
+	Text string
+}
+
+// AddDocument extracts entities, mentions and relations from a document's chunks.
+func (s *Server) AddDocument(docID, title string, chunks []Chunk) {
+	doc := extract.Document{ID: docID, Title: title}
+	for _, c := range chunks {
+		doc.Chunks = append(doc.Chunks, extract.Chunk{ID: c.ID, Text: c.Text})
+	}
+	res := s.x.Document(doc)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range res.Entities {
+		s.entities[e.ID] = kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type}
+		s.docs[e.ID]++
+	}
+	for _, m := range res.Mentions {
+		s.mentions[m.EntityID] = append(s.mentions[m.EntityID], mention{chunk: m.ChunkID, doc: docID, score: float64(m.Count) * m.Confidence})
+	}
+	for _, r := range res.Relations {
+		s.relations = append(s.relations, relation{from: r.From, to: r.To, typ: r.Type, conf: r.Confidence})
+	}
+}
+
+// AddEntity adds an entity mentioned by the given chunks with a score each.
+func (s *Server) AddEntity(id, name, typ string, chunks map[string]float64, docID func(chunk string) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entities[id] = kgapi.EntityRef{ID: id, Name: name, Type: typ}
+	ids := make([]string, 0, len(chunks))
+	for c := range chunks {
+		ids = append(ids, c)
+	}
+	sort.Strings(ids)
+	docs := map[string]bool{}
+	for _, c := range ids {
+		d := docID(c)
+		docs[d] = true
+		s.mentions[id] = append(s.mentions[id], mention{chunk: c, doc: d, score: chunks[c]})
+	}
+	s.docs[id] += len(docs)
+}
+
+// AddRelation adds a directed relation with a confidence.
+func (s *Server) AddRelation(from, typ, to string, conf float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.relations = append(s.relations, relation{from: from, to: to, typ: typ, conf: conf})
+}
+
+func (s *Server) resolve(name string) (kgapi.EntityRef, bool) {
+	if e, ok := s.entities[name]; ok {
+		return e, true
+	}
+	if e, ok := s.entities[s.x.Resolve(name)]; ok {
+		return e, true
+	}
+	return kgapi.EntityRef{}, false
+}
+
+func (s *Server) match(w http.ResponseWriter, r *http.Request) {
+	var req kgapi.MatchRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Entities) == 0 {
+		http.Error(w, `{"title":"invalid request","detail":"entities: give at least one"}`, http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	type acc struct {
+		m       kgapi.ChunkMatch
+		matched map[string]bool
+	}
+	byChunk := map[string]*acc{}
+	resp := kgapi.MatchResponse{Chunks: []kgapi.ChunkMatch{}, Resolved: []kgapi.EntityRef{}}
+	for _, name := range req.Entities {
+		e, ok := s.resolve(name)
+		if !ok {
+			resp.Unknown = append(resp.Unknown, name)
+			continue
+		}
+		resp.Resolved = append(resp.Resolved, e)
+		for _, m := range s.mentions[e.ID] {
+			a := byChunk[m.chunk]
+			if a == nil {
+				a = &acc{m: kgapi.ChunkMatch{ChunkID: m.chunk, DocumentID: m.doc}, matched: map[string]bool{}}
+				byChunk[m.chunk] = a
+			}
+			a.m.Score += m.score
+			if !a.matched[e.Name] {
+				a.matched[e.Name] = true
+				a.m.Matched = append(a.m.Matched, e.Name)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, a := range byChunk {
+		resp.Chunks = append(resp.Chunks, a.m)
+	}
+	sort.Slice(resp.Chunks, func(i, j int) bool {
+		if resp.Chunks[i].Score != resp.Chunks[j].Score {
+			return resp.Chunks[i].Score > resp.Chunks[j].Score
+		}
+		return resp.Chunks[i].ChunkID < resp.Chunks[j].ChunkID
+	})
+	if req.Limit > 0 && len(resp.Chunks) > req.Limit {
+		resp.Chunks = resp.Chunks[:req.Limit]
+	}
+	writeJSON(w, resp)
+}
+
+func (s *Server) expand(w http.ResponseWriter, r *http.Request) {
+	var req kgapi.ExpandRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Entities) == 0 {
+		http.Error(w, `{"title":"invalid request","detail":"entities: give at least one"}`, http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	resp := kgapi.ExpandResponse{Resolved: []kgapi.EntityRef{}, Related: []kgapi.RelatedEntity{}}
+	start := map[string]bool{}
+	for _, name := range req.Entities {
+		if e, ok := s.resolve(name); ok {
+			resp.Resolved = append(resp.Resolved, e)
+			start[e.ID] = true
+		} else {
+			resp.Unknown = append(resp.Unknown, name)
+		}
+	}
+	best := map[string]kgapi.RelatedEntity{}
+	for _, rel := range s.relations { // one hop, both directions
+		var from, to string
+		switch {
+		case start[rel.from] && !start[rel.to]:
+			from, to = rel.from, rel.to
+		case start[rel.to] && !start[rel.from]:
+			from, to = rel.to, rel.from
+		default:
+			continue
+		}
+		if rel.conf < req.MinConfidence {
+			continue
+		}
+		e, ok := s.entities[to]
+		if !ok {
+			continue
+		}
+		if old, ok := best[to]; ok && old.Confidence >= rel.conf {
+			continue
+		}
+		best[to] = kgapi.RelatedEntity{EntityRef: e, Confidence: rel.conf, Hops: 1,
+			Path: []kgapi.PathStep{{From: s.entities[from].Name, Relation: rel.typ, To: e.Name}}}
+	}
+	for _, re := range best {
+		resp.Related = append(resp.Related, re)
+	}
+	sort.Slice(resp.Related, func(i, j int) bool {
+		if resp.Related[i].Confidence != resp.Related[j].Confidence {
+			return resp.Related[i].Confidence > resp.Related[j].Confidence
+		}
+		return resp.Related[i].ID < resp.Related[j].ID
+	})
+	if req.Limit > 0 && len(resp.Related) > req.Limit {
+		resp.Related = resp.Related[:req.Limit]
+	}
+	writeJSON(w, resp)
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	prefix := strings.ToLower(r.URL.Query().Get("prefix"))
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	s.mu.Lock()
+	out := kgapi.EntityList{Entities: []kgapi.Entity{}}
+	for id, e := range s.entities {
+		if strings.HasPrefix(strings.ToLower(e.Name), prefix) {
+			out.Entities = append(out.Entities, kgapi.Entity{EntityRef: e, Documents: s.docs[id], Mentions: len(s.mentions[id])})
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(out.Entities, func(i, j int) bool {
+		if out.Entities[i].Documents != out.Entities[j].Documents {
+			return out.Entities[i].Documents > out.Entities[j].Documents
+		}
+		return out.Entities[i].Name < out.Entities[j].Name
+	})
+	if limit > 0 && len(out.Entities) > limit {
+		out.Entities = out.Entities[:limit]
+	}
+	writeJSON(w, out)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}

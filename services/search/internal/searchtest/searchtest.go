@@ -1,0 +1,222 @@
+// Package searchtest builds a complete search service for tests: a fresh MariaDB
+// database on the real test server (testenv.MariaDBDSN), the store opened with the
+// hash embedder's model, a Bleve index in t.TempDir() fed by the real indexer, a fake
+// kg service (kgfake) fed through pkg/extract, the pipeline and the HTTP API on an
+// httptest server.
+package searchtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/kgsearch/kgsearch/internal/testenv"
+	"github.com/kgsearch/kgsearch/pkg/embed/embedtest"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/queryparse"
+	"github.com/kgsearch/kgsearch/pkg/ranker"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/search/internal/api"
+	"github.com/kgsearch/kgsearch/services/search/internal/bm25"
+	"github.com/kgsearch/kgsearch/services/search/internal/entities"
+	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
+	"github.com/kgsearch/kgsearch/services/search/internal/kgfake"
+	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
+	"github.com/kgsearch/kgsearch/services/search/internal/tokens"
+)
+
+// Dims of the hash embedder used by the harness.
+const Dims = 256
+
+// Now is the harness clock (for recency).
+var Now = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// Env is a running search service for one test.
+type Env struct {
+	DSN      string
+	Store    *store.Store
+	Index    *bm25.Index
+	Indexer  *indexer.Indexer
+	KG       *kgfake.Server
+	Embedder *embedtest.Hash
+	Pipeline *pipeline.Pipeline
+	Finder   *entities.Finder
+	Server   *httpserver.Server
+	HTTP     *httptest.Server // the API
+
+	manualKG bool
+}
+
+// Options change the harness.
+type Options struct {
+	NoKG     bool                                   // no kg service at all
+	ManualKG bool                                   // Add does not feed the fake kg service
+	Pipeline func(o *pipeline.Options)              // adjust pipeline options
+	Graph    func(kg pipeline.Graph) pipeline.Graph // wrap the kg client
+}
+
+// FreshDatabase creates kgsearch_test_<random> on the test server, drops it when the
+// test ends, and returns its DSN. It skips (or fails with KGS_INTEGRATION=1) without
+// KGS_TEST_MARIADB_DSN.
+func FreshDatabase(t testing.TB) string {
+	t.Helper()
+	base := testenv.MariaDBDSN(t)
+	mc, err := mysql.ParseDSN(base)
+	if err != nil {
+		t.Fatalf("parse KGS_TEST_MARIADB_DSN: %v", err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "kgsearch_test_" + hex.EncodeToString(b[:])
+	admin, err := sql.Open("mysql", base)
+	if err != nil {
+		t.Fatalf("open %s: %v", base, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4"); err != nil {
+		admin.Close()
+		t.Fatalf("create test database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+		admin.Close()
+	})
+	mc.DBName = name
+	return mc.FormatDSN()
+}
+
+// New builds the environment.
+func New(t testing.TB, o Options) *Env {
+	t.Helper()
+	ctx := context.Background()
+	logger := slog.New(slog.DiscardHandler)
+	e := &Env{DSN: FreshDatabase(t), Embedder: embedtest.NewHash(Dims), manualKG: o.ManualKG}
+	m := e.Embedder.Info()
+	st, err := store.Open(ctx, store.Config{DSN: e.DSN, Model: store.Model{Name: m.Name, Dims: m.Dims}}, logger)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e.Store = st
+	ix, err := bm25.Open(filepath.Join(t.TempDir(), "bleve"))
+	if err != nil {
+		t.Fatalf("open bm25 index: %v", err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	e.Index = ix
+	e.Indexer = indexer.New(st, ix, indexer.Config{Interval: 50 * time.Millisecond}, logger, nil)
+	if e.Finder, err = entities.NewFinder(); err != nil {
+		t.Fatal(err)
+	}
+	var kg pipeline.Graph
+	var lister api.EntityLister
+	if !o.NoKG {
+		e.KG = kgfake.New(t)
+		c := kgapi.NewClient(e.KG.URL, nil, "")
+		kg, lister = c, c
+		if o.Graph != nil {
+			kg = o.Graph(kg)
+		}
+	}
+	rk, err := ranker.New(ranker.Options{PreviewChars: 240, Now: func() time.Time { return Now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count, err := tokens.Counter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	po := pipeline.Options{Tokens: count, Deadline: 5 * time.Second, VectorTimeout: 4 * time.Second,
+		GraphTimeout: 2 * time.Second, BM25Timeout: 2 * time.Second, ExpandTimeout: 2 * time.Second}
+	if o.Pipeline != nil {
+		o.Pipeline(&po)
+	}
+	e.Pipeline = pipeline.New(queryparse.New(e.Finder), e.Embedder, st, kg, ix, e.Indexer, rk, po, logger, nil)
+	e.Server = httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0"}, logger)
+	a := api.New(e.Server, api.Deps{Search: e.Pipeline, Index: e.Indexer, KG: lister,
+		Reindex: func(ctx context.Context) error { return ix.Rebuild(ctx, indexer.Fill(st, logger)) }})
+	a.Register()
+	e.HTTP = httptest.NewServer(e.Server.Engine())
+	t.Cleanup(e.HTTP.Close)
+	return e
+}
+
+// Doc is a test document.
+type Doc struct {
+	URL       string
+	Title     string
+	Tags      []string
+	Published time.Time
+	Chunks    []Chunk
+}
+
+// Chunk is a test chunk.
+type Chunk struct {
+	Heading string
+	Text    string
+}
+
+// Add stores the documents (embedding their chunks with the hash embedder), gives
+// them to the fake kg service and syncs the index.
+func (e *Env) Add(t testing.TB, docs ...Doc) {
+	t.Helper()
+	ctx := context.Background()
+	for _, d := range docs {
+		doc := store.Document{URL: d.URL, Title: d.Title, Tags: d.Tags, PublishedAt: d.Published, FetchedAt: Now}
+		texts := make([]string, len(d.Chunks))
+		for i, c := range d.Chunks {
+			texts[i] = d.Title + "\n" + c.Heading + "\n" + c.Text
+		}
+		vecs, err := e.Embedder.Embed(ctx, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := make([]store.Chunk, len(d.Chunks))
+		off := 0
+		for i, c := range d.Chunks {
+			var hp []string
+			if c.Heading != "" {
+				hp = []string{c.Heading}
+				doc.Headings = append(doc.Headings, c.Heading)
+			}
+			chunks[i] = store.Chunk{Text: c.Text, TokenCount: len(strings.Fields(c.Text)), StartOffset: off,
+				EndOffset: off + len(c.Text), HeadingPath: hp, Embedding: vecs[i]}
+			off += len(c.Text) + 1
+		}
+		if _, err := e.Store.UpsertDocument(ctx, &doc, chunks, nil); err != nil {
+			t.Fatalf("upsert %s: %v", d.URL, err)
+		}
+		if e.KG != nil && !e.manualKG {
+			kc := make([]kgfake.Chunk, len(chunks))
+			for i, c := range chunks {
+				kc[i] = kgfake.Chunk{ID: strconv.FormatInt(c.ID, 10), Text: c.Text}
+			}
+			e.KG.AddDocument(doc.ID, doc.Title, kc)
+		}
+	}
+	e.Sync(t)
+}
+
+// Sync applies the change feed to the index (and the indexer's document table).
+func (e *Env) Sync(t testing.TB) {
+	t.Helper()
+	if _, err := e.Indexer.Sync(context.Background()); err != nil {
+		t.Fatalf("sync index: %v", err)
+	}
+}
