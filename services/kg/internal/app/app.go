@@ -1,0 +1,137 @@
+// Package app wires the kg service together from its configuration: the
+// extractor with its corpus learner, the Neo4j graph store, the HTTP API and the
+// background work (schema set-up while Neo4j is not reachable yet, the learner's
+// saver, the live gazetteer refresh), and runs them until the context ends.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kgsearch/kgsearch/pkg/extract"
+	"github.com/kgsearch/kgsearch/pkg/graph"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/services/kg/internal/api"
+	"github.com/kgsearch/kgsearch/services/kg/internal/config"
+	"github.com/kgsearch/kgsearch/services/kg/internal/corpus"
+)
+
+// Parts are the service's components, built by Build and run by Run.
+type Parts struct {
+	Server    *httpserver.Server
+	API       *api.Service
+	Store     *graph.Store
+	Extractor *extract.Extractor
+	Learner   *extract.Learner
+	cfg       config.Config
+	log       *slog.Logger
+}
+
+// Build creates the components without contacting Neo4j (it may be down).
+func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
+	learner, err := corpus.LoadLearner(cfg.LearnerFile, extract.LearnerConfig{}, logger)
+	if err != nil {
+		return nil, fmt.Errorf("KG_LEARNER_FILE: %w", err)
+	}
+	x, err := extract.New(
+		extract.WithLearner(learner),
+		extract.WithCooccurrence(cfg.CooccurMinSupport, cfg.CooccurMinNPMI),
+		extract.WithMinConfidence(cfg.MinConfidence),
+		extract.WithMaxChunkBytes(cfg.MaxChunkBytes),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("start extractor: %w", err)
+	}
+	st, err := graph.New(graph.Config{
+		URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start graph store (KGS_NEO4J_*): %w", err)
+	}
+	srv := httpserver.New("kg", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys, MaxBodyBytes: cfg.MaxBodyBytes}, logger)
+	svc := api.New(api.Limits{
+		MaxChunkBytes: cfg.MaxChunkBytes, MaxChunks: cfg.MaxChunks, MaxLinks: cfg.MaxLinks, MaxQueryBytes: cfg.MaxQueryBytes,
+	}, x, learner, st, logger)
+	svc.Register(srv)
+	srv.AddReadyCheck("neo4j", st.Ping)
+	return &Parts{Server: srv, API: svc, Store: st, Extractor: x, Learner: learner, cfg: cfg, log: logger}, nil
+}
+
+// Run serves until ctx is cancelled, then saves the learner and closes the store.
+func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	p, err := Build(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := p.Store.Close(cctx); err != nil {
+			logger.Warn("close graph store", "err", err)
+		}
+	}()
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return p.Server.Run(gctx) })
+	g.Go(func() error { return p.Background(gctx) })
+	g.Go(func() error {
+		return corpus.Saver{Path: cfg.LearnerFile, Learner: p.Learner, Interval: cfg.LearnerSave, Changes: p.API.Changes, Logger: logger}.Run(gctx)
+	})
+	return g.Wait()
+}
+
+// Background sets up the graph schema, retrying while Neo4j is not reachable,
+// marks the service ready, then refreshes the live gazetteer periodically.
+func (p *Parts) Background(ctx context.Context) error {
+	wait := time.Second
+	for {
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		err := p.Store.EnsureSchema(sctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		p.log.Warn("graph schema not ready, retrying (is Neo4j running? see KGS_NEO4J_URI)", "retry_in", wait.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+	p.API.SetGraphReady(true)
+	p.Server.SetReady(true)
+	p.log.Info("graph ready")
+	p.refresh(ctx)
+	if p.cfg.GazetteerEvery <= 0 {
+		<-ctx.Done()
+		return nil
+	}
+	t := time.NewTicker(p.cfg.GazetteerEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			p.refresh(ctx)
+		}
+	}
+}
+
+func (p *Parts) refresh(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	n, err := corpus.RefreshGazetteer(rctx, p.Store, p.Extractor, p.cfg.GazetteerSize, p.cfg.GazetteerMinDoc)
+	if err != nil {
+		p.log.Warn("live gazetteer not refreshed", "err", err)
+		return
+	}
+	p.log.Debug("live gazetteer refreshed", "added", n)
+}

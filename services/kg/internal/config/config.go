@@ -1,0 +1,189 @@
+// Package config holds the kg service's configuration: defaults, reading from
+// the environment, and validation that names the variable at fault.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/envconf"
+)
+
+// Config is everything the kg service needs to start.
+type Config struct {
+	Addr          string   // KG_ADDR
+	Neo4jURI      string   // KGS_NEO4J_URI
+	Neo4jUser     string   // KGS_NEO4J_USER
+	Neo4jPassword string   // KGS_NEO4J_PASSWORD (or KGS_NEO4J_PASSWORD_FILE); never logged
+	Neo4jDatabase string   // KGS_NEO4J_DATABASE (empty: the server's default)
+	APIKeys       []string // KGS_API_KEYS: required on POST/DELETE when set
+	LogLevel      slog.Level
+
+	MaxBodyBytes  int64 // KG_MAX_BODY_BYTES: request body limit
+	MaxChunkBytes int   // KG_MAX_CHUNK_BYTES: text of one chunk
+	MaxChunks     int   // KG_MAX_CHUNKS: chunks of one document
+	MaxLinks      int   // KG_MAX_LINKS: outgoing links of one document
+	MaxQueryBytes int   // KG_MAX_QUERY_BYTES: text of a /parse request
+
+	CooccurMinSupport int     // KG_COOCCUR_MIN_SUPPORT: chunks two entities must share
+	CooccurMinNPMI    float64 // KG_COOCCUR_MIN_NPMI: weakest co-occurrence kept
+	MinConfidence     float64 // KG_MIN_CONFIDENCE: weakest mention kept at ingest
+
+	LearnerFile     string        // KG_LEARNER_FILE: learner statistics ("" or "off": not persisted)
+	LearnerSave     time.Duration // KG_LEARNER_SAVE_INTERVAL
+	GazetteerEvery  time.Duration // KG_GAZETTEER_REFRESH: reload learned entities from the graph
+	GazetteerSize   int           // KG_GAZETTEER_SIZE: most frequent graph entities loaded
+	GazetteerMinDoc int           // KG_GAZETTEER_MIN_DOCS: documents an entity needs to be loaded
+}
+
+// Default returns the configuration used when no variable is set. stateDir is
+// the state folder (KGS_STATE) the learner file lives in.
+func Default(stateDir string) Config {
+	if stateDir == "" {
+		stateDir = ".state"
+	}
+	return Config{
+		Addr:              "127.0.0.1:8088",
+		Neo4jURI:          "bolt://127.0.0.1:17687",
+		Neo4jUser:         "neo4j",
+		LogLevel:          slog.LevelInfo,
+		MaxBodyBytes:      8 << 20,
+		MaxChunkBytes:     256 << 10,
+		MaxChunks:         5000,
+		MaxLinks:          5000,
+		MaxQueryBytes:     4096,
+		CooccurMinSupport: 2,
+		CooccurMinNPMI:    0.1,
+		MinConfidence:     0.5,
+		LearnerFile:       filepath.Join(stateDir, "kg", "learner.json"),
+		LearnerSave:       time.Minute,
+		GazetteerEvery:    5 * time.Minute,
+		GazetteerSize:     1000,
+		GazetteerMinDoc:   2,
+	}
+}
+
+// FromEnv reads the configuration from the environment over the defaults. It
+// reports every malformed variable; call Validate for ranges and combinations.
+func FromEnv(r *envconf.Reader) (Config, error) {
+	c := Default(r.String("KGS_STATE", ""))
+	c.Addr = r.String("KG_ADDR", c.Addr)
+	c.Neo4jURI = r.String("KGS_NEO4J_URI", c.Neo4jURI)
+	c.Neo4jUser = r.String("KGS_NEO4J_USER", c.Neo4jUser)
+	c.Neo4jPassword = r.Secret("KGS_NEO4J_PASSWORD")
+	c.Neo4jDatabase = r.String("KGS_NEO4J_DATABASE", c.Neo4jDatabase)
+	c.APIKeys = r.List("KGS_API_KEYS", nil)
+	level := r.String("KGS_LOG_LEVEL", "info")
+	c.MaxBodyBytes = r.Int64("KG_MAX_BODY_BYTES", c.MaxBodyBytes)
+	c.MaxChunkBytes = r.Int("KG_MAX_CHUNK_BYTES", c.MaxChunkBytes)
+	c.MaxChunks = r.Int("KG_MAX_CHUNKS", c.MaxChunks)
+	c.MaxLinks = r.Int("KG_MAX_LINKS", c.MaxLinks)
+	c.MaxQueryBytes = r.Int("KG_MAX_QUERY_BYTES", c.MaxQueryBytes)
+	c.CooccurMinSupport = r.Int("KG_COOCCUR_MIN_SUPPORT", c.CooccurMinSupport)
+	c.CooccurMinNPMI = r.Float("KG_COOCCUR_MIN_NPMI", c.CooccurMinNPMI)
+	c.MinConfidence = r.Float("KG_MIN_CONFIDENCE", c.MinConfidence)
+	c.LearnerFile = r.String("KG_LEARNER_FILE", c.LearnerFile)
+	if strings.EqualFold(c.LearnerFile, "off") {
+		c.LearnerFile = ""
+	}
+	c.LearnerSave = r.Duration("KG_LEARNER_SAVE_INTERVAL", c.LearnerSave)
+	c.GazetteerEvery = r.Duration("KG_GAZETTEER_REFRESH", c.GazetteerEvery)
+	c.GazetteerSize = r.Int("KG_GAZETTEER_SIZE", c.GazetteerSize)
+	c.GazetteerMinDoc = r.Int("KG_GAZETTEER_MIN_DOCS", c.GazetteerMinDoc)
+	var errs []error
+	if err := r.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
+		errs = append(errs, fmt.Errorf("KGS_LOG_LEVEL=%q: want debug, info, warn or error", level))
+	}
+	return c, errors.Join(errs...)
+}
+
+// Validate rejects unusable values, naming the variable at fault. It reports
+// every problem at once.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("KG_ADDR", "%q is not host:port", c.Addr)
+	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		bad("KG_ADDR", "port %q is not a number in 0..65535", port)
+	}
+	if u, err := url.Parse(c.Neo4jURI); err != nil || u.Host == "" {
+		bad("KGS_NEO4J_URI", "%q is not a URI such as bolt://127.0.0.1:17687", c.Neo4jURI)
+	} else {
+		switch u.Scheme {
+		case "bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc":
+		default:
+			bad("KGS_NEO4J_URI", "scheme %q is not bolt, neo4j (or +s, +ssc)", u.Scheme)
+		}
+	}
+	if c.Neo4jUser != "" && c.Neo4jPassword == "" {
+		bad("KGS_NEO4J_PASSWORD", "empty while KGS_NEO4J_USER is %q; set it (or KGS_NEO4J_PASSWORD_FILE)", c.Neo4jUser)
+	}
+	for i, k := range c.APIKeys {
+		if len(k) < 16 {
+			bad("KGS_API_KEYS", "key %d is shorter than 16 characters", i+1)
+		}
+	}
+	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 1<<30 {
+		bad("KG_MAX_BODY_BYTES", "%d is outside 1024..1073741824", c.MaxBodyBytes)
+	}
+	if c.MaxChunkBytes < 64 || int64(c.MaxChunkBytes) > c.MaxBodyBytes {
+		bad("KG_MAX_CHUNK_BYTES", "%d must be in 64..KG_MAX_BODY_BYTES (%d)", c.MaxChunkBytes, c.MaxBodyBytes)
+	}
+	if c.MaxChunks < 1 || c.MaxChunks > 100_000 {
+		bad("KG_MAX_CHUNKS", "%d is outside 1..100000", c.MaxChunks)
+	}
+	if c.MaxLinks < 0 || c.MaxLinks > 100_000 {
+		bad("KG_MAX_LINKS", "%d is outside 0..100000", c.MaxLinks)
+	}
+	if c.MaxQueryBytes < 16 || c.MaxQueryBytes > 1<<20 {
+		bad("KG_MAX_QUERY_BYTES", "%d is outside 16..1048576", c.MaxQueryBytes)
+	}
+	if c.CooccurMinSupport < 1 || c.CooccurMinSupport > 1000 {
+		bad("KG_COOCCUR_MIN_SUPPORT", "%d is outside 1..1000", c.CooccurMinSupport)
+	}
+	if !inRange(c.CooccurMinNPMI, -1, 1) {
+		bad("KG_COOCCUR_MIN_NPMI", "%v is outside -1..1", c.CooccurMinNPMI)
+	}
+	if !inRange(c.MinConfidence, 0, 1) {
+		bad("KG_MIN_CONFIDENCE", "%v is outside 0..1", c.MinConfidence)
+	}
+	if c.LearnerFile != "" && c.LearnerSave < time.Second {
+		bad("KG_LEARNER_SAVE_INTERVAL", "%s is below 1s", c.LearnerSave)
+	}
+	if c.GazetteerEvery != 0 && c.GazetteerEvery < time.Second {
+		bad("KG_GAZETTEER_REFRESH", "%s is below 1s (0 disables the refresh)", c.GazetteerEvery)
+	}
+	if c.GazetteerSize < 0 || c.GazetteerSize > 1000 {
+		bad("KG_GAZETTEER_SIZE", "%d is outside 0..1000", c.GazetteerSize)
+	}
+	if c.GazetteerMinDoc < 1 {
+		bad("KG_GAZETTEER_MIN_DOCS", "%d is below 1", c.GazetteerMinDoc)
+	}
+	return errors.Join(errs...)
+}
+
+func inRange(v, lo, hi float64) bool { return !math.IsNaN(v) && v >= lo && v <= hi }
+
+// LogAttrs describes the configuration for the start-up log, without secrets.
+func (c Config) LogAttrs() []any {
+	return []any{
+		"addr", c.Addr, "neo4j_uri", c.Neo4jURI, "neo4j_user", c.Neo4jUser,
+		"neo4j_password_set", c.Neo4jPassword != "", "api_keys", len(c.APIKeys),
+		"max_body_bytes", c.MaxBodyBytes, "max_chunk_bytes", c.MaxChunkBytes, "max_chunks", c.MaxChunks,
+		"learner_file", c.LearnerFile, "gazetteer_refresh", c.GazetteerEvery.String(),
+	}
+}
