@@ -23,8 +23,9 @@ import (
 // with the service's default settings, and reports pages/s and per-stage
 // times: first without embedding (a hash embedder stands in), then the
 // embedding throughput of all-MiniLM-L6-v2 on the chunks that crawl
-// produced, then the whole pipeline with the real model. Run with
-// -benchtime=1x; KGS_PYDOCS_MAX_PAGES (300) and KGS_PYDOCS_DEPTH (3) size it.
+// produced (the first KGS_PYDOCS_EMBED_SAMPLE of them, 2000), then the whole
+// pipeline with the real model. Run with -benchtime=1x; KGS_PYDOCS_MAX_PAGES
+// (300) and KGS_PYDOCS_DEPTH (3) size the crawls.
 func BenchmarkPythonDocs(b *testing.B) {
 	seed := os.Getenv("KGS_PYDOCS_URL")
 	if seed == "" {
@@ -84,6 +85,9 @@ func BenchmarkPythonDocs(b *testing.B) {
 			for _, c := range chunks {
 				texts = append(texts, c.Text)
 			}
+		}
+		if n := envInt("KGS_PYDOCS_EMBED_SAMPLE", 2000); len(texts) > n {
+			texts = texts[:n]
 		}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
