@@ -34,7 +34,7 @@ var cueTable = func() []cue {
 	t = append(t, cues(RelDependsOn, true, 0.75, "is required by", "required by", "is dependency of")...)
 	t = append(t, cues(RelPartOf, false, 0.8, "is part of", "are part of", "is component of", "is module of",
 		"is submodule of", "belongs to", "is included in", "are included in", "is query language of", "is language of",
-		"is subpackage of", "is package of")...)
+		"is subpackage of", "is package of", "is included with", "is bundled with", "are bundled with", "ships as part of")...)
 	t = append(t, cues(RelPartOf, true, 0.75, "ships with", "ship with", "includes", "include", "contains", "contain",
 		"comprises", "bundles", "embeds", "embed", "consists of", "comes with", "come with")...)
 	t = append(t, cues(RelSupports, false, 0.8, "supports", "support", "has support for", "adds support for",
@@ -42,7 +42,8 @@ var cueTable = func() []cue {
 	t = append(t, cues(RelSupports, true, 0.75, "is supported by", "are supported by", "supported by")...)
 	t = append(t, cues(RelBuiltOn, false, 0.8, "is built on", "built on", "are built on", "is built on top of",
 		"built on top of", "are built on top of", "is based on", "based on", "are based on", "sits on top of",
-		"runs on top of", "is wrapper around", "is layer on top of", "is built upon", "built upon")...)
+		"runs on top of", "is wrapper around", "is layer on top of", "is built upon", "built upon", "builds on",
+		"build on", "builds upon", "is layered on", "layers on top of")...)
 	t = append(t, cues(RelExtends, false, 0.8, "extends", "extend", "is extension of", "is superset of",
 		"inherits from", "inherit from", "is subclass of", "derives from", "is derived from", "is fork of", "subclasses")...)
 	t = append(t, cues(RelImplements, false, 0.8, "implements", "implement", "is implementation of",
