@@ -105,7 +105,7 @@ type Config struct {
 	// BatchSize caps texts per model call or request; default 32 (onnx), 64 (HTTP).
 	BatchSize int
 	// BatchTokens caps tokens per batch: padded rows x longest row for onnx
-	// (default max(1024, MaxTokens)), estimated as bytes/4 for HTTP (default 32768).
+	// (default MaxTokens), estimated as bytes/4 for HTTP (default 32768).
 	BatchTokens int
 
 	// BaseURL (openai, ollama) is the server, e.g. http://127.0.0.1:11434 or
@@ -152,9 +152,11 @@ func (c Config) withDefaults() Config {
 			c.BatchSize = 32
 		}
 		if c.BatchTokens == 0 {
-			// Small batches use the CPU caches best: on 2 cores 256-token chunks cost
-			// 57 ms CPU each in batches of 1, 62 in 4s, 73 in 32s (BenchmarkONNXEmbed).
-			c.BatchTokens = max(1024, c.MaxTokens)
+			// Small batches use the CPU caches best: on this 2-core box a 256-token
+			// chunk costs 56 ms CPU in batches of 1, 62 in 4s, 73 in 32s
+			// (BenchmarkONNXEmbed). So a batch holds one full-length text, or
+			// several short ones (queries) adding up to the same padded size.
+			c.BatchTokens = c.MaxTokens
 		}
 		return c
 	}

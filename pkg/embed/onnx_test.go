@@ -141,11 +141,15 @@ func TestONNXSimilarity(t *testing.T) {
 }
 
 func TestONNXBatchEqualsSingle(t *testing.T) {
-	for _, small := range []bool{false, true} {
-		t.Run(fmt.Sprintf("small batches=%v", small), func(t *testing.T) {
+	for _, cfg := range []Config{
+		{},                                     // default: one long text per batch, short ones together
+		{BatchSize: 32, BatchTokens: 32 * 256}, // all in one padded batch
+		{BatchSize: 3, BatchTokens: 300},
+	} {
+		t.Run(fmt.Sprintf("batch=%d tokens=%d", cfg.BatchSize, cfg.BatchTokens), func(t *testing.T) {
 			e := sharedONNX(t)
-			if small {
-				e = newTestONNX(t, Config{BatchSize: 3, BatchTokens: 300})
+			if cfg.BatchSize > 0 {
+				e = newTestONNX(t, cfg)
 			}
 			batch, err := e.Embed(context.Background(), sampleTexts)
 			if err != nil {
