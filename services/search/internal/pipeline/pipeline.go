@@ -242,11 +242,7 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 	bmReady := p.docs == nil || p.docs.CaughtUp()
 	if bmReady {
 		run("bm25", p.opt.BM25Timeout, func(ctx context.Context) (int, error) {
-			text := q.Variants.EntityEmphasised
-			if text == "" {
-				text = q.Normalized
-			}
-			hits, err := p.text.Search(ctx, text, p.opt.Candidates, bm25Filter(req))
+			hits, err := p.text.Search(ctx, bm25Text(q), p.opt.Candidates, bm25Filter(req))
 			bmHits = hits
 			return len(hits), err
 		})
@@ -676,6 +672,39 @@ func (p *Pipeline) matchesFilter(req Request, c *cand) bool {
 		}
 	}
 	return true
+}
+
+// bm25Text is the BM25 query: the normalised query plus each entity's canonical name
+// when that is one word the query does not already contain after stemming
+// (postgres → postgresql, k8s → kubernetes, but not pods → pod).
+//
+// The entities are not repeated for emphasis: the graph signal and the title's entity
+// overlap already reward them, and doubling them here counted the same evidence twice
+// ("stable ip address for a set of pods" ranked the page about pods above the one about
+// stable addresses). Multi-word canonical names are left out: the expansion of an
+// acronym (wal → write-ahead log) matches its common words (write, log) in every title,
+// boosted three times, and pulled unrelated pages up; the graph and vector signals
+// cover those entities instead.
+func bm25Text(q queryparse.Query) string {
+	var b strings.Builder
+	b.WriteString(q.Normalized)
+	have := map[string]bool{}
+	for _, t := range ranker.Terms(q.Normalized) {
+		have[t] = true
+	}
+	for _, e := range q.Entities {
+		name := strings.ToLower(e.Name)
+		if name == "" || strings.ContainsAny(name, " -_/") {
+			continue
+		}
+		terms := ranker.Terms(name)
+		if len(terms) == 1 && !have[terms[0]] {
+			have[terms[0]] = true
+			b.WriteByte(' ')
+			b.WriteString(name)
+		}
+	}
+	return b.String()
 }
 
 func storeFilter(req Request) store.Filter {
