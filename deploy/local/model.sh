@@ -27,7 +27,7 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-STATE="${KGS_STATE:-$REPO/.state}"
+STATE="$(realpath -m "${KGS_STATE:-$REPO/.state}")" # absolute: the Go side gets these paths
 ROOT="$STATE/model"
 CACHE="$ROOT/wheels"
 MODEL_DIR="$ROOT/all-MiniLM-L6-v2"
