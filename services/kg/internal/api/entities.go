@@ -39,7 +39,9 @@ func (s *Service) listEntities(c *gin.Context) error {
 	if err := s.needGraph(); err != nil {
 		return err
 	}
-	list, err := s.g.EntitiesByPrefix(c.Request.Context(), prefix, typ, limit)
+	ctx, cancel := s.graphCtx(c)
+	defer cancel()
+	list, err := s.g.EntitiesByPrefix(ctx, prefix, typ, limit)
 	if err != nil {
 		return graphError(err)
 	}
@@ -61,11 +63,13 @@ func (s *Service) entity(c *gin.Context) error {
 	if err := s.needGraph(); err != nil {
 		return err
 	}
-	d, err := s.g.Entity(c.Request.Context(), id)
+	ctx, cancel := s.graphCtx(c)
+	defer cancel()
+	d, err := s.g.Entity(ctx, id)
 	if errors.Is(err, graph.ErrNotFound) {
 		// A name or alias instead of an id: resolve it as a query would.
 		if rid := s.x.Resolve(id); rid != "" && rid != id {
-			d, err = s.g.Entity(c.Request.Context(), rid)
+			d, err = s.g.Entity(ctx, rid)
 		}
 	}
 	if errors.Is(err, graph.ErrNotFound) {
@@ -95,7 +99,9 @@ func (s *Service) stats(c *gin.Context) error {
 	if err := s.needGraph(); err != nil {
 		return err
 	}
-	st, err := s.g.Stats(c.Request.Context())
+	ctx, cancel := s.graphCtx(c)
+	defer cancel()
+	st, err := s.g.Stats(ctx)
 	if err != nil {
 		return graphError(err)
 	}
@@ -119,7 +125,9 @@ func (s *Service) deleteDocument(c *gin.Context) error {
 	if err := s.needGraph(); err != nil {
 		return err
 	}
-	err := s.g.DeleteDocument(c.Request.Context(), id)
+	ctx, cancel := s.graphCtx(c)
+	defer cancel()
+	err := s.g.DeleteDocument(ctx, id)
 	if errors.Is(err, graph.ErrNotFound) {
 		if s.learner != nil {
 			s.learner.Forget(id)

@@ -32,11 +32,13 @@ func (s *Service) ingest(c *gin.Context) error {
 	if err := s.needGraph(); err != nil {
 		return err
 	}
+	ctx, cancel := s.graphCtx(c)
+	defer cancel()
 	doc := req.Document
 	res := s.x.Document(toExtract(doc))
 	extracted := time.Since(start)
 	gd := toGraph(doc, res)
-	up, err := s.g.UpsertDocument(c.Request.Context(), gd)
+	up, err := s.g.UpsertDocument(ctx, gd)
 	if err != nil {
 		s.ingestDocs.WithLabelValues("failed").Inc()
 		return graphError(err)

@@ -96,8 +96,10 @@ func (s *Service) match(c *gin.Context) error {
 	if err := s.needGraph(); err != nil {
 		return err
 	}
+	ctx, cancel := s.graphCtx(c)
+	defer cancel()
 	window := max(limit*matchWindowMult, minMatchWindow)
-	res, err := s.g.MatchEntities(c.Request.Context(), r.ids, window)
+	res, err := s.g.MatchEntities(ctx, r.ids, window)
 	if err != nil {
 		return graphError(err)
 	}
@@ -203,7 +205,9 @@ func (s *Service) expand(c *gin.Context) error {
 	if err := s.needGraph(); err != nil {
 		return err
 	}
-	res, err := s.g.Expand(c.Request.Context(), graph.ExpandQuery{
+	ctx, cancel := s.graphCtx(c)
+	defer cancel()
+	res, err := s.g.Expand(ctx, graph.ExpandQuery{
 		EntityIDs: r.ids, MaxHops: hops, Limit: limit, MinConfidence: req.MinConfidence, RelationTypes: types,
 	})
 	if err != nil {

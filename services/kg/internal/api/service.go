@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,6 +38,9 @@ type Limits struct {
 	MaxChunks     int // chunks of one document
 	MaxLinks      int // links of one document
 	MaxQueryBytes int // text of a parse request
+	// GraphTimeout bounds each request's graph work (0: 8s), so a client with a
+	// 10 s timeout hears 503 rather than nothing while Neo4j is unreachable.
+	GraphTimeout time.Duration
 }
 
 // Request limits that are not configurable.
@@ -110,6 +114,15 @@ func (s *Service) Changes() int64 { return s.changes.Load() }
 
 // errStarting answers graph requests before the schema exists.
 var errStarting = errors.New("graph schema not initialised yet")
+
+// graphCtx is the request's context bounded by the graph timeout.
+func (s *Service) graphCtx(c *gin.Context) (context.Context, context.CancelFunc) {
+	d := s.lim.GraphTimeout
+	if d <= 0 {
+		d = 8 * time.Second
+	}
+	return context.WithTimeout(c.Request.Context(), d)
+}
 
 func (s *Service) needGraph() error {
 	if !s.ready.Load() {

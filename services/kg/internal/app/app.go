@@ -48,6 +48,7 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 	}
 	st, err := graph.New(graph.Config{
 		URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: logger,
+		MaxRetryTime: cfg.Neo4jRetry,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start graph store (KGS_NEO4J_*): %w", err)
@@ -55,6 +56,7 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 	srv := httpserver.New("kg", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys, MaxBodyBytes: cfg.MaxBodyBytes}, logger)
 	svc := api.New(api.Limits{
 		MaxChunkBytes: cfg.MaxChunkBytes, MaxChunks: cfg.MaxChunks, MaxLinks: cfg.MaxLinks, MaxQueryBytes: cfg.MaxQueryBytes,
+		GraphTimeout: cfg.GraphTimeout,
 	}, x, learner, st, logger)
 	svc.Register(srv)
 	srv.AddReadyCheck("neo4j", st.Ping)

@@ -19,12 +19,14 @@ import (
 
 // Config is everything the kg service needs to start.
 type Config struct {
-	Addr          string   // KG_ADDR
-	Neo4jURI      string   // KGS_NEO4J_URI
-	Neo4jUser     string   // KGS_NEO4J_USER
-	Neo4jPassword string   // KGS_NEO4J_PASSWORD (or KGS_NEO4J_PASSWORD_FILE); never logged
-	Neo4jDatabase string   // KGS_NEO4J_DATABASE (empty: the server's default)
-	APIKeys       []string // KGS_API_KEYS: required on POST/DELETE when set
+	Addr          string        // KG_ADDR
+	Neo4jURI      string        // KGS_NEO4J_URI
+	Neo4jUser     string        // KGS_NEO4J_USER
+	Neo4jPassword string        // KGS_NEO4J_PASSWORD (or KGS_NEO4J_PASSWORD_FILE); never logged
+	Neo4jDatabase string        // KGS_NEO4J_DATABASE (empty: the server's default)
+	Neo4jRetry    time.Duration // KG_NEO4J_RETRY: how long the driver retries a transaction
+	GraphTimeout  time.Duration // KG_GRAPH_TIMEOUT: graph work of one request
+	APIKeys       []string      // KGS_API_KEYS: required on POST/DELETE when set
 	LogLevel      slog.Level
 
 	MaxBodyBytes  int64 // KG_MAX_BODY_BYTES: request body limit
@@ -55,6 +57,8 @@ func Default(stateDir string) Config {
 		Neo4jURI:          "bolt://127.0.0.1:17687",
 		Neo4jUser:         "neo4j",
 		LogLevel:          slog.LevelInfo,
+		Neo4jRetry:        3 * time.Second,
+		GraphTimeout:      8 * time.Second,
 		MaxBodyBytes:      8 << 20,
 		MaxChunkBytes:     256 << 10,
 		MaxChunks:         5000,
@@ -80,6 +84,8 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.Neo4jUser = r.String("KGS_NEO4J_USER", c.Neo4jUser)
 	c.Neo4jPassword = r.Secret("KGS_NEO4J_PASSWORD")
 	c.Neo4jDatabase = r.String("KGS_NEO4J_DATABASE", c.Neo4jDatabase)
+	c.Neo4jRetry = r.Duration("KG_NEO4J_RETRY", c.Neo4jRetry)
+	c.GraphTimeout = r.Duration("KG_GRAPH_TIMEOUT", c.GraphTimeout)
 	c.APIKeys = r.List("KGS_API_KEYS", nil)
 	level := r.String("KGS_LOG_LEVEL", "info")
 	c.MaxBodyBytes = r.Int64("KG_MAX_BODY_BYTES", c.MaxBodyBytes)
@@ -131,6 +137,12 @@ func (c Config) Validate() error {
 	}
 	if c.Neo4jUser != "" && c.Neo4jPassword == "" {
 		bad("KGS_NEO4J_PASSWORD", "empty while KGS_NEO4J_USER is %q; set it (or KGS_NEO4J_PASSWORD_FILE)", c.Neo4jUser)
+	}
+	if c.Neo4jRetry < 0 || c.Neo4jRetry > 5*time.Minute {
+		bad("KG_NEO4J_RETRY", "%s is outside 0..5m", c.Neo4jRetry)
+	}
+	if c.GraphTimeout < 100*time.Millisecond || c.GraphTimeout > 10*time.Minute {
+		bad("KG_GRAPH_TIMEOUT", "%s is outside 100ms..10m", c.GraphTimeout)
 	}
 	for i, k := range c.APIKeys {
 		if len(k) < 16 {
