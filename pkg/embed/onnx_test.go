@@ -438,6 +438,18 @@ func BenchmarkONNXEmbed(b *testing.B) {
 	}
 }
 
+// BenchmarkONNXQuery is the search service's case: one short query per call.
+func BenchmarkONNXQuery(b *testing.B) {
+	e := sharedONNX(b)
+	ctx := context.Background()
+	q := []string{"how do I read a file line by line in python"}
+	for b.Loop() {
+		if _, err := e.Embed(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // cpuTime is the user+system CPU time of this process so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
