@@ -254,3 +254,54 @@ func TestRecrawl(t *testing.T) {
 		}
 	})
 }
+
+// TestResumeAfterCrashBetweenStoreAndComplete simulates a crawler that died
+// after storing a page and before completing its frontier row: the new owner
+// completes the row without fetching the page again.
+func TestResumeAfterCrashBetweenStoreAndComplete(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, freshDatabase(t))
+	s := newSite(t, map[string]func(http.ResponseWriter, *http.Request){
+		"/": htmlHandler(page("Only page", "Stored before the crash.")),
+	})
+	id := createJob(t, st, Spec{URL: s.URL + "/", UseSitemap: ptr(false)})
+
+	// The dead crawler: claims the job and the URL, stores the page, dies.
+	dead := newEngine(t, st, engineOpts{owner: "crawler-dead"})
+	job, ok, err := st.ClaimJob(ctx, "crawler-dead", 200*time.Millisecond)
+	if err != nil || !ok || job.ID != id {
+		t.Fatalf("claim job: %v %v", ok, err)
+	}
+	if _, err := st.EnqueueURLs(ctx, id, []store.FrontierURL{{URL: s.URL + "/", Depth: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	items, err := st.ClaimURLs(ctx, store.ClaimRequest{JobID: id, Owner: "crawler-dead", N: 1, Lease: time.Hour, Budget: 100})
+	if err != nil || len(items) != 1 {
+		t.Fatalf("claim url: %v %v", items, err)
+	}
+	res, err := dead.CrawlPage(ctx, s.URL+"/", nil)
+	if err != nil || res.Outcome != "stored" {
+		t.Fatalf("store the page: %v %v", res.Outcome, err)
+	}
+	if _, err := st.HeartbeatJob(ctx, id, "crawler-dead", 200*time.Millisecond,
+		store.JobProgress{Counters: []byte(`{"seeded":true,"owner":"crawler-dead"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	fetchesBefore := s.hit("/")
+
+	// The new crawler takes the job over once the lease expired.
+	b := newEngine(t, st, engineOpts{owner: "crawler-new"})
+	runEngine(t, b)
+	status := waitJob(t, b, id, 30*time.Second)
+	if status.Status != store.JobDone || status.Counters.Stored != 1 {
+		t.Fatalf("job: got %s with %d stored, want done with 1 (errors %v)", status.Status, status.Counters.Stored, status.LastErrors)
+	}
+	if n := s.hit("/") - fetchesBefore; n != 0 {
+		t.Errorf("fetches of the stored page after the takeover: got %d, want 0", n)
+	}
+	for doc, ops := range changesPerDocument(t, st) {
+		if diff := cmp.Diff(map[store.Op]int{store.OpInsert: 1}, ops); diff != "" {
+			t.Errorf("changes of document %s (-want +got):\n%s", doc, diff)
+		}
+	}
+}
