@@ -143,9 +143,10 @@ func suggestions(q queryparse.Query, related []RelatedEntity, ranked []ranker.Re
 	}
 	for _, r := range top {
 		seenHere := map[string]bool{}
-		text := r.Candidate.Title + " " + strings.Join(r.Candidate.Headings, " ")
-		for _, t := range ranker.Terms(text) {
-			if qterms[t] || seenHere[t] || len(t) < 3 || !hasLetter(t) {
+		text := queryparse.Normalize(r.Candidate.Title + " " + strings.Join(r.Candidate.Headings, " "))
+		for _, t := range queryparse.Terms(text) {
+			stems := ranker.Terms(t)
+			if len(stems) != 1 || qterms[stems[0]] || seenHere[t] || len(t) < 3 || !hasLetter(t) {
 				continue
 			}
 			seenHere[t] = true
@@ -157,8 +158,13 @@ func suggestions(q queryparse.Query, related []RelatedEntity, ranked []ranker.Re
 	}
 	sort.SliceStable(terms, func(i, j int) bool { return count[terms[i]] > count[terms[j]] })
 	for _, t := range terms {
+		// A term in one title is no co-occurrence; a term in (nearly) every title is
+		// site boilerplate ("— Python 3.11 documentation").
 		if count[t] < 2 && len(top) > 2 {
-			break // a term in one title is no co-occurrence
+			break
+		}
+		if len(top) >= 3 && (count[t] == len(top) || (len(top) >= 8 && 5*count[t] >= 4*len(top))) {
+			continue
 		}
 		add(q.Normalized + " " + t)
 	}

@@ -412,9 +412,16 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 	if weights == (ranker.Weights{}) {
 		weights = ranker.DefaultWeights()
 	}
-	w, err := weights.Renormalize(unavailable...)
+	off := unavailable
+	if len(entityKeys) == 0 && !slices.Contains(off, ranker.Graph) {
+		// No query entity: the graph signal is 0 for every candidate, so its weight
+		// would only shrink every score. Not degraded, just not applicable.
+		off = append(off, ranker.Graph)
+		notes = append(notes, "the query has no entities, so the graph signal does not apply")
+	}
+	w, err := weights.Renormalize(off...)
 	if err != nil {
-		w, err = ranker.DefaultWeights().Renormalize(unavailable...)
+		w, err = ranker.DefaultWeights().Renormalize(off...)
 		if err != nil {
 			return nil, fmt.Errorf("renormalize default weights: %w", err)
 		}

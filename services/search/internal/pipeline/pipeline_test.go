@@ -418,3 +418,36 @@ func TestBadRequests(t *testing.T) {
 		})
 	}
 }
+
+func TestNoEntitiesDropsGraphWeight(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	e.Add(t, corpus()...)
+	resp := search(t, e, pipeline.Request{Query: "cleanup starts earlier", Explain: true})
+	if len(resp.Query.Entities) != 0 {
+		t.Fatalf("query entities: got %+v, want none for this test", resp.Query.Entities)
+	}
+	want, _ := ranker.DefaultWeights().Renormalize(ranker.Graph)
+	if resp.Explain.Weights != want.String() || len(resp.Degraded) != 0 {
+		t.Errorf("weights %s degraded %v; want %s and nothing degraded", resp.Explain.Weights, resp.Degraded, want)
+	}
+}
+
+func TestSuggestionsSkipBoilerplate(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	var docs []searchtest.Doc
+	for i, topic := range []string{"Sockets", "Sockets tuning", "Threads", "Sockets security"} {
+		docs = append(docs, searchtest.Doc{URL: "https://docs.example.org/net/" + strconv.Itoa(i),
+			Title:  topic + " — Example Manual",
+			Chunks: []searchtest.Chunk{{Heading: topic, Text: "Network programming notes about " + strings.ToLower(topic) + " and servers."}}})
+	}
+	e.Add(t, docs...)
+	resp := search(t, e, pipeline.Request{Query: "network programming servers"})
+	for _, s := range resp.SuggestedQueries {
+		if strings.Contains(s, "manual") || strings.Contains(s, "example") {
+			t.Errorf("suggestion %q uses site boilerplate", s)
+		}
+	}
+	if !contains(resp.SuggestedQueries, "network programming servers sockets") {
+		t.Errorf("suggestions: got %v, want the co-occurring term sockets", resp.SuggestedQueries)
+	}
+}
