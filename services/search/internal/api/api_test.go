@@ -349,7 +349,7 @@ func TestStatusAndSuggest(t *testing.T) {
 		t.Fatalf("suggest: %d %s", code, body)
 	}
 	var s struct {
-		Entities []struct{ Name string } `json:"entities"`
+		Entities []struct{ Name string }  `json:"entities"`
 		Titles   []struct{ Title string } `json:"titles"`
 		Degraded []string                 `json:"degraded"`
 	}

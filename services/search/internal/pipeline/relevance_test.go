@@ -263,4 +263,3 @@ func attr(n *html.Node, key string) string {
 	}
 	return ""
 }
-
