@@ -35,7 +35,7 @@ type service struct {
 	cancel context.CancelFunc
 }
 
-func testConfig(t *testing.T, uri, user, password string) config.Config {
+func testConfig(t testing.TB, uri, user, password string) config.Config {
 	cfg := config.Default(t.TempDir())
 	cfg.Neo4jURI, cfg.Neo4jUser, cfg.Neo4jPassword = uri, user, password
 	cfg.GazetteerEvery = 0
@@ -47,7 +47,7 @@ func testConfig(t *testing.T, uri, user, password string) config.Config {
 
 // start builds the service from cfg and runs its background work; wantReady
 // waits until /readyz answers 200.
-func start(t *testing.T, cfg config.Config, wantReady bool) *service {
+func start(t testing.TB, cfg config.Config, wantReady bool) *service {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	p, err := Build(cfg, logger)

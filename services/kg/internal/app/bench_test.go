@@ -1,0 +1,261 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kgsearch/kgsearch/internal/testenv"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/services/kg/internal/config"
+)
+
+// benchCorpus returns realistic technical documents cut into crawler-sized chunks
+// (about 1 KB, the 256-token default): the reStructuredText sources of the Python
+// manual that deploy/local/pydocs.sh installs (KG_BENCH_PYDOCS overrides the
+// folder), or, when they are missing, the extraction evaluation set.
+func benchCorpus(b *testing.B) ([]kgapi.Document, string) {
+	dir := os.Getenv("KG_BENCH_PYDOCS")
+	if dir == "" {
+		state := os.Getenv("KGS_STATE")
+		if state == "" {
+			state = filepath.Join("..", "..", "..", "..", ".state")
+		}
+		dir = filepath.Join(state, "pydocs", "root", "usr", "share", "doc", "python3.11", "html", "_sources")
+	}
+	if docs := pydocs(b, dir); len(docs) > 0 {
+		return docs, "python manual " + dir
+	}
+	return evalDocs(b), "pkg/extract evaluation set"
+}
+
+var (
+	rstRole      = regexp.MustCompile("(:[a-z]+)+:`!?~?")
+	rstLiteral   = regexp.MustCompile("``([^`]+)``")
+	rstUnderline = regexp.MustCompile(`^(?:={4,}|-{4,}|~{4,}|\^{4,}|\*{4,}|#{4,}|"{4,}|\+{4,})\s*$`)
+)
+
+func pydocs(b *testing.B, dir string) []kgapi.Document {
+	var docs []kgapi.Document
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rst.txt") {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		rel, _ := filepath.Rel(dir, path)
+		var lines []string
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		docs = append(docs, cutDocument(rel, lines)...)
+		return nil
+	})
+	slices.SortFunc(docs, func(a, b kgapi.Document) int { return strings.Compare(a.ID, b.ID) })
+	return docs
+}
+
+// cutDocument turns one reST file into documents of at most 32 chunks of about
+// 1 KB, with headings and heading paths.
+func cutDocument(name string, lines []string) []kgapi.Document {
+	var (
+		out     []kgapi.Document
+		cur     kgapi.Document
+		heading []string
+		para    strings.Builder
+		chunk   strings.Builder
+	)
+	newDoc := func() {
+		cur = kgapi.Document{ID: fmt.Sprintf("%s#%d", name, len(out)), URL: "https://docs.python.org/3.11/" + strings.TrimSuffix(name, ".rst.txt") + fmt.Sprintf(".html?part=%d", len(out))}
+	}
+	flushChunk := func() {
+		if strings.TrimSpace(chunk.String()) == "" {
+			return
+		}
+		cur.Chunks = append(cur.Chunks, kgapi.Chunk{ID: fmt.Sprintf("%s-%d", cur.ID, len(cur.Chunks)), Ordinal: len(cur.Chunks), Text: chunk.String(), HeadingPath: slices.Clone(heading)})
+		chunk.Reset()
+		if len(cur.Chunks) == 32 {
+			out = append(out, cur)
+			newDoc()
+		}
+	}
+	flushPara := func() {
+		p := strings.TrimSpace(para.String())
+		para.Reset()
+		if p == "" || strings.HasPrefix(p, "..") {
+			return
+		}
+		p = rstLiteral.ReplaceAllString(rstRole.ReplaceAllString(p, "`"), "`$1`")
+		if chunk.Len() > 0 {
+			chunk.WriteString("\n\n")
+		}
+		chunk.WriteString(p)
+		if chunk.Len() >= 900 {
+			flushChunk()
+		}
+	}
+	newDoc()
+	for i, l := range lines {
+		if rstUnderline.MatchString(l) && i > 0 && strings.TrimSpace(lines[i-1]) != "" {
+			h := strings.TrimSpace(rstRole.ReplaceAllString(lines[i-1], ""))
+			h = strings.ReplaceAll(h, "`", "")
+			para.Reset()
+			flushChunk()
+			if cur.Title == "" {
+				cur.Title = h
+			}
+			cur.Headings = append(cur.Headings, h)
+			heading = []string{h}
+			continue
+		}
+		if strings.TrimSpace(l) == "" {
+			flushPara()
+			continue
+		}
+		para.WriteString(l)
+		para.WriteString("\n")
+	}
+	flushPara()
+	flushChunk()
+	if len(cur.Chunks) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func evalDocs(b *testing.B) []kgapi.Document {
+	var docs []kgapi.Document
+	for _, f := range []string{"eval.json", "holdout.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "pkg", "extract", "testdata", "eval", f))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var set struct {
+			Documents []struct {
+				ID, Title, URL string
+				Chunks         []struct {
+					ID          string   `json:"id"`
+					Text        string   `json:"text"`
+					HeadingPath []string `json:"heading_path"`
+				}
+			}
+		}
+		if err := json.Unmarshal(data, &set); err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range set.Documents {
+			doc := kgapi.Document{ID: d.ID, URL: d.URL, Title: d.Title}
+			for i, c := range d.Chunks {
+				doc.Chunks = append(doc.Chunks, kgapi.Chunk{ID: d.ID + "-" + c.ID, Ordinal: i, Text: c.Text, HeadingPath: c.HeadingPath})
+			}
+			docs = append(docs, doc)
+		}
+	}
+	return docs
+}
+
+// BenchmarkIngest measures ingest throughput through the HTTP API (JSON decode,
+// validation, extraction, mapping, one Neo4j write transaction per document):
+// each operation ingests one document of the corpus under a fresh id. clients=1 is
+// one crawler outbox worker; clients=4 shows what concurrency buys with the graph
+// store's single writer.
+//
+//	eval "$(deploy/local/neo4j.sh env)"
+//	go test -run '^$' -bench Ingest -benchtime 200x ./services/kg/internal/app/
+func BenchmarkIngest(b *testing.B) {
+	uri, user, password := testenv.Neo4j(b)
+	docs, source := benchCorpus(b)
+	chunks := 0
+	bytes := 0
+	for _, d := range docs {
+		chunks += len(d.Chunks)
+		for _, c := range d.Chunks {
+			bytes += len(c.Text)
+		}
+	}
+	b.Logf("corpus: %s: %d documents, %d chunks, %.0f bytes/chunk", source, len(docs), chunks, float64(bytes)/float64(chunks))
+	for _, clients := range []int{1, 4} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			cfg := config4bench(b, uri, user, password)
+			s := start(b, cfg, true)
+			run := fmt.Sprintf("kgbench-%d-", time.Now().UnixNano())
+			var (
+				next    atomic.Int64
+				nChunks atomic.Int64
+				nEnt    atomic.Int64
+				nMen    atomic.Int64
+				nRel    atomic.Int64
+				mu      sync.Mutex
+				ids     []string
+			)
+			ctx := context.Background()
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			for range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						i := int(next.Add(1)) - 1
+						if i >= b.N {
+							return
+						}
+						d := docs[i%len(docs)]
+						d.ID = fmt.Sprintf("%s%d-%s", run, i, d.ID)
+						d.Chunks = slices.Clone(d.Chunks)
+						for k := range d.Chunks {
+							d.Chunks[k].ID = fmt.Sprintf("%s%d-%s", run, i, d.Chunks[k].ID)
+						}
+						res, err := s.client.Ingest(ctx, d)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						nEnt.Add(int64(res.Entities))
+						nMen.Add(int64(res.Mentions))
+						nRel.Add(int64(res.Relations))
+						nChunks.Add(int64(len(d.Chunks)))
+						mu.Lock()
+						ids = append(ids, d.ID)
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			b.StopTimer()
+			b.ReportMetric(float64(nChunks.Load())/elapsed.Seconds(), "chunks/s")
+			b.ReportMetric(float64(nChunks.Load())/float64(b.N), "chunks/doc")
+			b.ReportMetric(float64(nEnt.Load())/float64(b.N), "entities/doc")
+			b.ReportMetric(float64(nMen.Load())/float64(b.N), "mentions/doc")
+			b.ReportMetric(float64(nRel.Load())/float64(b.N), "relations/doc")
+			for _, id := range ids {
+				_ = s.client.DeleteDocument(ctx, id)
+			}
+		})
+	}
+}
+
+func config4bench(b *testing.B, uri, user, password string) config.Config {
+	cfg := testConfig(b, uri, user, password)
+	cfg.Neo4jRetry = 30 * time.Second
+	cfg.GraphTimeout = time.Minute
+	return cfg
+}
