@@ -381,6 +381,23 @@ func TestEntityByName(t *testing.T) {
 	}
 }
 
+func TestEscapedIDs(t *testing.T) {
+	id := "docs/a b#1?x=%"
+	f := &fakeGraph{upserted: []graph.Doc{{ID: id}}, entities: map[string]graph.EntityDetail{
+		"os.path": {EntityStats: graph.EntityStats{EntityRef: graph.EntityRef{ID: "os.path", Name: "os.path", Type: "module"}}},
+	}}
+	ts := newTestServer(t, f)
+	if err := kgapi.NewClient(ts.URL, nil, "").DeleteDocument(context.Background(), id); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if diff := cmp.Diff([]string{id}, f.deleted); diff != "" {
+		t.Errorf("deleted ids (-want +got):\n%s", diff)
+	}
+	if status, body := call(t, ts, "GET", "/api/v1/entities/os%2Epath", nil); status != 200 || body["id"] != "os.path" {
+		t.Errorf("escaped entity id: got %d %v, want 200 os.path", status, body)
+	}
+}
+
 func TestAPIKeys(t *testing.T) {
 	x, _ := extract.New()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))

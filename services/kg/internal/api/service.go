@@ -94,6 +94,10 @@ func New(lim Limits, x *extract.Extractor, learner *extract.Learner, g Graph, lo
 func (s *Service) Register(srv *httpserver.Server) {
 	s.srv = srv
 	srv.Registry().MustRegister(s.ingestChunks, s.ingestDocs)
+	// Match routes on the escaped path so an id holding "/" (sent as %2F, as the
+	// kgapi client does) is one path parameter; parameters are unescaped.
+	srv.Engine().UseRawPath = true
+	srv.Engine().UnescapePathValues = true
 	v1 := srv.API("/api/v1")
 	v1.POST("/ingest", srv.Handle(s.ingest))
 	v1.POST("/entities/match", srv.Handle(s.match))

@@ -247,7 +247,9 @@ func BenchmarkIngest(b *testing.B) {
 			b.ReportMetric(float64(nMen.Load())/float64(b.N), "mentions/doc")
 			b.ReportMetric(float64(nRel.Load())/float64(b.N), "relations/doc")
 			for _, id := range ids {
-				_ = s.client.DeleteDocument(ctx, id)
+				if err := s.client.DeleteDocument(ctx, id); err != nil {
+					b.Errorf("clean up: %v", err)
+				}
 			}
 		})
 	}
