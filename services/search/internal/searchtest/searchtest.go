@@ -62,6 +62,9 @@ type Env struct {
 type Options struct {
 	NoKG     bool                                   // no kg service at all
 	ManualKG bool                                   // Add does not feed the fake kg service
+	DSN      string                                 // use this database instead of a fresh one (kept afterwards)
+	IndexDir string                                 // use this Bleve directory instead of one in t.TempDir()
+	Dims     int                                    // hash embedder dimensions; default Dims
 	Pipeline func(o *pipeline.Options)              // adjust pipeline options
 	Graph    func(kg pipeline.Graph) pipeline.Graph // wrap the kg client
 }
@@ -106,7 +109,14 @@ func New(t testing.TB, o Options) *Env {
 	t.Helper()
 	ctx := context.Background()
 	logger := slog.New(slog.DiscardHandler)
-	e := &Env{DSN: FreshDatabase(t), Embedder: embedtest.NewHash(Dims), manualKG: o.ManualKG}
+	dims := o.Dims
+	if dims == 0 {
+		dims = Dims
+	}
+	e := &Env{DSN: o.DSN, Embedder: embedtest.NewHash(dims), manualKG: o.ManualKG}
+	if e.DSN == "" {
+		e.DSN = FreshDatabase(t)
+	}
 	m := e.Embedder.Info()
 	st, err := store.Open(ctx, store.Config{DSN: e.DSN, Model: store.Model{Name: m.Name, Dims: m.Dims}}, logger)
 	if err != nil {
@@ -114,7 +124,11 @@ func New(t testing.TB, o Options) *Env {
 	}
 	t.Cleanup(func() { st.Close() })
 	e.Store = st
-	ix, err := bm25.Open(filepath.Join(t.TempDir(), "bleve"))
+	dir := o.IndexDir
+	if dir == "" {
+		dir = filepath.Join(t.TempDir(), "bleve")
+	}
+	ix, err := bm25.Open(dir)
 	if err != nil {
 		t.Fatalf("open bm25 index: %v", err)
 	}
