@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
+	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 	"github.com/kgsearch/kgsearch/services/search/internal/searchtest"
@@ -34,8 +35,8 @@ import (
 //	                         Bleve index in $TMPDIR/kgsearch-searchbench-<n> for reuse
 //
 // The corpus and the queries are embedded with the hash embedder (384 dimensions), so
-// the numbers exclude the real model's query embedding; BenchmarkEmbedQuery in
-// services/search measures that on its own (a few ms with all-MiniLM-L6-v2).
+// the numbers exclude the real model's query embedding; BenchmarkEmbedQuery
+// measures that on its own.
 // The kg service is the in-process fake on loopback HTTP.
 func BenchmarkSearch(b *testing.B) {
 	n := 2000
@@ -328,4 +329,31 @@ func persistentDB(b *testing.B, name string) string {
 	}
 	mc.DBName = name
 	return mc.FormatDSN()
+}
+
+// BenchmarkEmbedQuery measures the query embedding with the real model (the part of
+// the vector retriever BenchmarkSearch leaves out). It needs KGS_EMBED_MODEL_DIR and
+// KGS_ORT_LIB (eval "$(deploy/local/model.sh env)").
+func BenchmarkEmbedQuery(b *testing.B) {
+	if os.Getenv("KGS_EMBED_MODEL_DIR") == "" {
+		b.Skip("KGS_EMBED_MODEL_DIR not set: eval \"$(deploy/local/model.sh env)\"")
+	}
+	cfg, err := embed.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	emb, err := embed.New(cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer emb.Close()
+	ctx := context.Background()
+	queries := []string{"how do standby servers receive wal from the primary", "python virtual environment with venv",
+		"list comprehension", "stable ip address for a set of pods"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := emb.Embed(ctx, queries[i%len(queries):i%len(queries)+1]); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
