@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Method is one way of asking the search service: a name and the request
+// parameters that select the signals and the fusion.
+type Method struct {
+	Name   string
+	Params url.Values
+}
+
+// String is the method's parameters as a query string ("" for the defaults).
+func (m Method) String() string { return m.Params.Encode() }
+
+// BuiltinMethods are the full pipeline and the three baselines. Weights are
+// normalised by the service and a weight of 0 switches a signal off; expansion
+// is off for the baselines so they use no graph at all.
+func BuiltinMethods() []Method {
+	return []Method{
+		{Name: "full", Params: url.Values{}},
+		{Name: "bm25", Params: url.Values{"weights": {"bm25:1"}, "expand": {"false"}}},
+		{Name: "vector", Params: url.Values{"weights": {"vector:1"}, "expand": {"false"}}},
+		{Name: "rrf", Params: url.Values{"fusion": {"rrf"}, "weights": {"vector:1,bm25:1"}, "expand": {"false"}}},
+	}
+}
+
+// ParseVariant reads a -variant flag value, name=param=value&param=value.
+func ParseVariant(s string) (Method, error) {
+	name, query, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return Method{}, fmt.Errorf("variant %q: want name=param=value&param=value", s)
+	}
+	v, err := url.ParseQuery(query)
+	if err != nil {
+		return Method{}, fmt.Errorf("variant %s: parameters %q: %w", name, query, err)
+	}
+	for _, reserved := range []string{"q", "k", "format"} {
+		if v.Has(reserved) {
+			return Method{}, fmt.Errorf("variant %s: %q is set by kgeval, leave it out", name, reserved)
+		}
+	}
+	return Method{Name: name, Params: v}, nil
+}
+
+// Hit is one ranked result, reduced to what the report shows.
+type Hit struct {
+	Page      string             `json:"page"`
+	Grade     int                `json:"grade"`
+	Score     float64            `json:"score"`
+	Breakdown map[string]float64 `json:"breakdown,omitempty"`
+	Source    string             `json:"source,omitempty"`
+}
+
+// QueryResult is one query answered by one method.
+type QueryResult struct {
+	ID       string   `json:"id"`
+	NDCG     float64  `json:"ndcg"`
+	MRR      float64  `json:"mrr"`
+	Recall   float64  `json:"recall"`
+	TookMS   float64  `json:"took_ms"`
+	Degraded []string `json:"degraded,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+	Entities []string `json:"entities,omitempty"`
+	Hits     []Hit    `json:"hits"`
+}
+
+// MethodResult is every query answered by one method, with the means.
+type MethodResult struct {
+	Method    string        `json:"method"`
+	Params    string        `json:"params"`
+	NDCG      float64       `json:"ndcg_at_k"`
+	MRR       float64       `json:"mrr_at_k"`
+	Recall    float64       `json:"recall_at_k"`
+	MedianMS  float64       `json:"median_ms"`
+	Degraded  int           `json:"degraded_queries"`
+	PerQuery  []QueryResult `json:"queries"`
+	byQueryID map[string]*QueryResult
+}
+
+// Searcher is the part of Client that Evaluate needs.
+type Searcher interface {
+	Search(ctx context.Context, q string, k int, params url.Values) (*SearchResponse, error)
+}
+
+// Evaluator runs a dataset against a search service.
+type Evaluator struct {
+	Search Searcher
+	Root   *url.URL // site root the judged paths are relative to
+	K      int      // metric cut-off, also the number of results asked for
+}
+
+// Evaluate answers every query with every method. It stops at the first error
+// (an unreachable or failing service makes the comparison meaningless); degraded
+// answers are counted, not errors, so the caller can report all of them.
+func (e *Evaluator) Evaluate(ctx context.Context, d *Dataset, methods []Method) ([]*MethodResult, error) {
+	out := make([]*MethodResult, 0, len(methods))
+	for _, m := range methods {
+		mr := &MethodResult{Method: m.Name, Params: m.String(), byQueryID: map[string]*QueryResult{}}
+		for _, q := range d.Queries {
+			qr, err := e.one(ctx, q, m)
+			if err != nil {
+				return nil, fmt.Errorf("method %s, query %s %q: %w", m.Name, q.ID, q.Query, err)
+			}
+			mr.PerQuery = append(mr.PerQuery, *qr)
+		}
+		mr.summarise()
+		out = append(out, mr)
+	}
+	return out, nil
+}
+
+func (e *Evaluator) one(ctx context.Context, q Query, m Method) (*QueryResult, error) {
+	start := time.Now()
+	resp, err := e.Search.Search(ctx, q.Query, e.K, m.Params)
+	if err != nil {
+		return nil, err
+	}
+	took := float64(time.Since(start).Microseconds()) / 1000
+	ranked := make([]string, 0, len(resp.Results))
+	hits := make([]Hit, 0, len(resp.Results))
+	for _, r := range resp.Results {
+		page, err := PageKey(r.URL, e.Root)
+		if err != nil {
+			return nil, err
+		}
+		ranked = append(ranked, page)
+		hits = append(hits, Hit{Page: page, Grade: q.Relevant[page], Score: r.Score, Breakdown: r.ScoreBreakdown, Source: r.Source})
+	}
+	qr := &QueryResult{
+		ID:       q.ID,
+		NDCG:     NDCG(ranked, q.Relevant, e.K),
+		MRR:      MRR(ranked, q.Relevant, e.K),
+		Recall:   Recall(ranked, q.Relevant, e.K),
+		TookMS:   took,
+		Degraded: resp.Degraded,
+		Hits:     hits,
+	}
+	if resp.Explain != nil {
+		qr.Notes = resp.Explain.Notes
+	}
+	for _, en := range resp.Query.Entities {
+		qr.Entities = append(qr.Entities, en.Text+"/"+en.Type)
+	}
+	return qr, nil
+}
+
+func (mr *MethodResult) summarise() {
+	n := float64(len(mr.PerQuery))
+	var took []float64
+	mr.NDCG, mr.MRR, mr.Recall, mr.Degraded = 0, 0, 0, 0
+	for i := range mr.PerQuery {
+		qr := &mr.PerQuery[i]
+		mr.NDCG += qr.NDCG / n
+		mr.MRR += qr.MRR / n
+		mr.Recall += qr.Recall / n
+		if len(qr.Degraded) > 0 {
+			mr.Degraded++
+		}
+		took = append(took, qr.TookMS)
+		if mr.byQueryID == nil {
+			mr.byQueryID = map[string]*QueryResult{}
+		}
+		mr.byQueryID[qr.ID] = qr
+	}
+	mr.MedianMS = median(took)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Paired compares two methods query by query on nDCG: how often a beats b, ties
+// and loses (differences under eps are ties).
+type Paired struct {
+	A, B               string
+	Wins, Ties, Losses int
+	MeanDiff           float64
+}
+
+// Compare pairs a against b over the queries both answered.
+func Compare(a, b *MethodResult, eps float64) Paired {
+	p := Paired{A: a.Method, B: b.Method}
+	n := 0
+	for _, qa := range a.PerQuery {
+		qb, ok := b.byQueryID[qa.ID]
+		if !ok {
+			continue
+		}
+		n++
+		d := qa.NDCG - qb.NDCG
+		p.MeanDiff += d
+		switch {
+		case d > eps:
+			p.Wins++
+		case d < -eps:
+			p.Losses++
+		default:
+			p.Ties++
+		}
+	}
+	if n > 0 {
+		p.MeanDiff /= float64(n)
+	}
+	return p
+}

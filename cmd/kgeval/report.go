@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is everything one run measured, as written by -json.
+type Report struct {
+	Dataset     string          `json:"dataset"`
+	Queries     int             `json:"queries"`
+	Judged      int             `json:"judged_pages"`
+	Search      string          `json:"search"`
+	K           int             `json:"k"`
+	At          time.Time       `json:"at"`
+	Corpus      *Status         `json:"corpus,omitempty"`
+	Methods     []*MethodResult `json:"methods"`
+	Comparisons []Paired        `json:"comparisons"`
+	Verdict     string          `json:"verdict"`
+	Problems    []string        `json:"problems,omitempty"`
+}
+
+// tieEps is the nDCG difference under which two methods tie on a query.
+const tieEps = 1e-9
+
+func newReport(d *Dataset, search string, k int, st *Status, results []*MethodResult, at time.Time) *Report {
+	r := &Report{Dataset: d.Name, Queries: len(d.Queries), Search: search, K: k, At: at.UTC(), Corpus: st, Methods: results}
+	for _, q := range d.Queries {
+		r.Judged += len(q.Relevant)
+	}
+	var full *MethodResult
+	for _, m := range results {
+		if m.Method == "full" {
+			full = m
+		}
+		if m.Degraded > 0 {
+			r.Problems = append(r.Problems, fmt.Sprintf("method %s: %d of %d answers were degraded (%s)", m.Method, m.Degraded, len(m.PerQuery), degradedSignals(m)))
+		}
+	}
+	if full != nil {
+		beatsAll := true
+		var lost []string
+		for _, m := range results {
+			if m == full {
+				continue
+			}
+			p := Compare(full, m, tieEps)
+			r.Comparisons = append(r.Comparisons, p)
+			if !(full.NDCG > m.NDCG) {
+				beatsAll = false
+				lost = append(lost, m.Method)
+			}
+		}
+		switch {
+		case len(r.Comparisons) == 0:
+			r.Verdict = "only the full pipeline was run"
+		case beatsAll:
+			r.Verdict = "the full pipeline beats every other method on mean nDCG@" + fmt.Sprint(k)
+		default:
+			r.Verdict = fmt.Sprintf("the full pipeline does NOT beat %s on mean nDCG@%d", strings.Join(lost, ", "), k)
+		}
+	}
+	if len(r.Problems) > 0 {
+		r.Verdict = "INVALID: degraded answers make the comparison meaningless; " + r.Verdict
+	}
+	return r
+}
+
+func degradedSignals(m *MethodResult) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, q := range m.PerQuery {
+		for _, s := range q.Degraded {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// WriteText prints the table of means, the paired comparisons and the verdict.
+func (r *Report) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "dataset %s: %d queries, %d judged pages; search %s; k=%d\n", r.Dataset, r.Queries, r.Judged, r.Search, r.K)
+	if r.Corpus != nil {
+		fmt.Fprintf(w, "corpus: %d documents, %d chunks indexed, index lag %d\n", r.Corpus.Documents, r.Corpus.IndexedChunks, r.Corpus.IndexLag)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "method\tnDCG@%d\tMRR@%d\tRecall@%d\tmedian ms\tdegraded\tparameters\n", r.K, r.K, r.K)
+	for _, m := range r.Methods {
+		params := m.Params
+		if params == "" {
+			params = "(service defaults)"
+		}
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.1f\t%d\t%s\n", m.Method, m.NDCG, m.MRR, m.Recall, m.MedianMS, m.Degraded, params)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Comparisons) > 0 {
+		fmt.Fprintln(w)
+		for _, p := range r.Comparisons {
+			fmt.Fprintf(w, "%s vs %s: nDCG@%d %+.3f; per query %d better, %d equal, %d worse\n", p.A, p.B, r.K, p.MeanDiff, p.Wins, p.Ties, p.Losses)
+		}
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	if r.Verdict != "" {
+		fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
+	}
+	return nil
+}
+
+// WriteMarkdown writes the table of means as Markdown, for docs/benchmarks.md.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "Relevance on `%s` (%d queries, %d judged pages, k=%d", r.Dataset, r.Queries, r.Judged, r.K)
+	if r.Corpus != nil {
+		fmt.Fprintf(w, "; corpus %d documents, %d chunks", r.Corpus.Documents, r.Corpus.IndexedChunks)
+	}
+	fmt.Fprintf(w, "; %s):\n\n", r.At.Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(w, "| method | nDCG@%d | MRR@%d | Recall@%d | median latency (ms) | request parameters |\n", r.K, r.K, r.K)
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|")
+	for _, m := range r.Methods {
+		params := "`" + m.Params + "`"
+		if m.Params == "" {
+			params = "service defaults"
+		}
+		fmt.Fprintf(w, "| %s | %.3f | %.3f | %.3f | %.1f | %s |\n", m.Method, m.NDCG, m.MRR, m.Recall, m.MedianMS, params)
+	}
+	if len(r.Comparisons) > 0 {
+		fmt.Fprintln(w)
+		for _, p := range r.Comparisons {
+			fmt.Fprintf(w, "- %s vs %s: nDCG@%d %+.3f; per query %d better, %d equal, %d worse\n", p.A, p.B, r.K, p.MeanDiff, p.Wins, p.Ties, p.Losses)
+		}
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "- problem: %s\n", p)
+	}
+	if r.Verdict != "" {
+		fmt.Fprintf(w, "\nVerdict: %s.\n", r.Verdict)
+	}
+	return nil
+}
+
+// WriteJSON writes the whole report, per-query results included.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteDetails prints, per query, each method's scores and top hits (grade in
+// brackets, * for a page judged relevant), then the judged pages no method found.
+func (r *Report) WriteDetails(w io.Writer, d *Dataset, top int) {
+	for _, q := range d.Queries {
+		fmt.Fprintf(w, "\n%s %q [%s, %s]\n", q.ID, q.Query, q.Style, q.Area)
+		found := map[string]bool{}
+		for _, m := range r.Methods {
+			qr, ok := m.byQueryID[q.ID]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(w, "  %-8s nDCG %.3f  MRR %.3f  R %.2f ", m.Method, qr.NDCG, qr.MRR, qr.Recall)
+			if len(qr.Degraded) > 0 {
+				fmt.Fprintf(w, " DEGRADED %v", qr.Degraded)
+			}
+			fmt.Fprintln(w)
+			for i, h := range qr.Hits {
+				if h.Grade > 0 {
+					found[h.Page] = true
+				}
+				if i >= top {
+					continue
+				}
+				mark := " "
+				if h.Grade > 0 {
+					mark = "*"
+				}
+				fmt.Fprintf(w, "    %2d %s[%d] %-45s %.3f %s\n", i+1, mark, h.Grade, h.Page, h.Score, breakdown(h.Breakdown))
+			}
+		}
+		var missed []string
+		for page, g := range q.Relevant {
+			if !found[page] {
+				missed = append(missed, fmt.Sprintf("%s[%d]", page, g))
+			}
+		}
+		slices.Sort(missed)
+		if len(missed) > 0 {
+			fmt.Fprintf(w, "  not in any top %d: %s\n", r.K, strings.Join(missed, " "))
+		}
+	}
+}
+
+func breakdown(b map[string]float64) string {
+	if len(b) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range []string{"vector", "graph", "bm25", "recency", "title"} {
+		if v, ok := b[s]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%.2f", s[:1], v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
