@@ -204,6 +204,9 @@ func TestRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(f.ids("nope"), res.Missing); diff != "" {
 			t.Errorf("missing (-want +got):\n%s", diff)
 		}
+		if len(res.Found) != 1 || res.Found[0].ID != f.id("postgresql") || res.Found[0].Name == "" || res.Found[0].Type == "" {
+			t.Errorf("found: got %+v, want postgresql with its name and type", res.Found)
+		}
 		one := res.Related
 		if len(one) != 1 || one[0].Entity.ID != f.id("wal") {
 			t.Fatalf("1 hop from postgresql: got %+v, want only wal", one)

@@ -251,8 +251,9 @@ const frontier = 32
 
 // ExpandResult answers Expand.
 type ExpandResult struct {
-	Related []Related // best first
-	Missing []string  // query entity ids that are not in the graph
+	Related []Related   // best first
+	Found   []EntityRef // query entities that are in the graph, in query order
+	Missing []string    // query entity ids that are not in the graph
 }
 
 // Expand returns up to Limit entities related to the query entities, best first, each
@@ -270,18 +271,18 @@ func (s *Store) Expand(ctx context.Context, q ExpandQuery) (ExpandResult, error)
 		var out ExpandResult
 		recs, err := run(ctx, tx, `
 			MATCH (e:Entity) WHERE e.id IN $ids
-			RETURN collect(e.id) AS found`, map[string]any{"ids": q.EntityIDs})
+			RETURN e.id AS id, e.name AS name, e.type AS type`, map[string]any{"ids": q.EntityIDs})
 		if err != nil {
 			return out, fmt.Errorf("read query entities: %w", err)
 		}
-		found := map[string]bool{}
-		if len(recs) == 1 {
-			for _, id := range stringList(recs[0], "found") {
-				found[id] = true
-			}
+		found := make(map[string]EntityRef, len(recs))
+		for _, r := range recs {
+			found[str(r, "id")] = EntityRef{ID: str(r, "id"), Name: str(r, "name"), Type: str(r, "type")}
 		}
 		for _, id := range q.EntityIDs {
-			if !found[id] {
+			if ref, ok := found[id]; ok {
+				out.Found = append(out.Found, ref)
+			} else {
 				out.Missing = append(out.Missing, id)
 			}
 		}

@@ -294,6 +294,7 @@ func TestMatchResolvesAndReportsUnknown(t *testing.T) {
 
 func TestExpandRequestMapping(t *testing.T) {
 	f := &fakeGraph{expand: graph.ExpandResult{
+		Found:   []graph.EntityRef{{ID: "flask", Name: "Flask", Type: "framework"}},
 		Missing: []string{"nosuchthing"},
 		Related: []graph.Related{{
 			Entity: graph.EntityRef{ID: "python", Name: "Python", Type: "programming_language"}, Hops: 2, Score: 0.72,

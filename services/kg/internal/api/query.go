@@ -214,11 +214,8 @@ func (s *Service) expand(c *gin.Context) error {
 		return graphError(err)
 	}
 	out.Unknown = r.unknown(res.Missing)
-	for _, id := range r.ids {
-		if slices.Contains(res.Missing, id) {
-			continue
-		}
-		out.Resolved = append(out.Resolved, s.ref(id))
+	for _, e := range res.Found {
+		out.Resolved = append(out.Resolved, kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type})
 	}
 	for _, rel := range res.Related {
 		re := kgapi.RelatedEntity{
@@ -239,15 +236,6 @@ func (s *Service) expand(c *gin.Context) error {
 		out.Related = append(out.Related, re)
 	}
 	return reply(c, http.StatusOK, out)
-}
-
-// ref names an entity id the graph holds, from the extractor's gazetteer when it
-// knows the entity (the graph keeps the same id, name and type for those).
-func (s *Service) ref(id string) kgapi.EntityRef {
-	if e, ok := s.x.Lookup(id); ok && e.ID == id {
-		return kgapi.EntityRef{ID: id, Name: e.Name, Type: e.Type}
-	}
-	return kgapi.EntityRef{ID: id, Name: id}
 }
 
 func (s *Service) parse(c *gin.Context) error {

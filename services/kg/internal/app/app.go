@@ -53,6 +53,15 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start graph store (KGS_NEO4J_*): %w", err)
 	}
+	// One connection attempt before anything runs concurrently: the driver
+	// (v5.28.4) initialises its dialer lazily on the first Connect without a lock,
+	// and concurrent first connections (a /readyz probe and EnsureSchema) race on it
+	// (found by -race). The outcome does not matter; Background retries.
+	pctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	if err := st.Ping(pctx); err != nil {
+		logger.Warn("neo4j not reachable yet", "uri", cfg.Neo4jURI, "err", err)
+	}
+	cancel()
 	srv := httpserver.New("kg", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys, MaxBodyBytes: cfg.MaxBodyBytes}, logger)
 	svc := api.New(api.Limits{
 		MaxChunkBytes: cfg.MaxChunkBytes, MaxChunks: cfg.MaxChunks, MaxLinks: cfg.MaxLinks, MaxQueryBytes: cfg.MaxQueryBytes,

@@ -212,6 +212,9 @@ func TestLifecycle(t *testing.T) {
 		if !slices.Equal(e.Unknown, []string{"nosuch" + word}) {
 			t.Errorf("unknown: got %v", e.Unknown)
 		}
+		if want := []kgapi.EntityRef{{ID: probe, Name: probe, Type: "identifier"}}; !slices.Equal(e.Resolved, want) {
+			t.Errorf("resolved: got %+v, want %+v", e.Resolved, want)
+		}
 		byID := map[string]kgapi.RelatedEntity{}
 		for _, r := range e.Related {
 			byID[r.ID] = r
