@@ -25,6 +25,14 @@
 // noisy-or (1 - Π(1 - cᵢ), independent documents each make the relation more likely),
 // evidence lists are concatenated and support counts the documents.
 //
+// Co-occurrence contributions (source "cooccurrence") are the exception: each document
+// reports the same corpus statistic (the NPMI over all chunks seen so far, when the
+// extractor has a corpus learner), not independent evidence, so a noisy-or would
+// saturate at 1 for any pair of common entities and a sum would multiply the NPMI by
+// the number of documents. Their confidence is the largest contributed and their weight
+// the contributed NPMI of largest magnitude; these combine with any pattern
+// contributions of the same type by noisy-or and sum.
+//
 // This was chosen over one relationship per (from, to, type) carrying a map of evidence
 // keyed by document (or a separate Evidence node) because:
 //   - re-ingesting or deleting a document is exact and local: delete the relationships

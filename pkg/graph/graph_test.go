@@ -384,6 +384,40 @@ func TestRelationSupportedByTwoDocuments(t *testing.T) {
 	}
 }
 
+// TestCooccurrenceAcrossDocuments: documents repeating a co-occurrence statistic do
+// not add up to certainty.
+func TestCooccurrenceAcrossDocuments(t *testing.T) {
+	s, prefix := newTestStore(t)
+	f := fixture{prefix}
+	ctx := context.Background()
+	for i, conf := range []float64{0.5, 0.6, 0.55, 0.4} {
+		name := fmt.Sprintf("doc/co%d", i)
+		c := f.id(name + "#0")
+		d := Doc{
+			ID: f.id(name), Chunks: []Chunk{{ID: c}},
+			Entities: []Entity{f.entity("redis", "Redis", "database"), f.entity("lua", "Lua", "programming_language")},
+			Mentions: []Mention{{ChunkID: c, EntityID: f.id("redis"), Confidence: 1}, {ChunkID: c, EntityID: f.id("lua"), Confidence: 1}},
+			Relations: []Relation{{From: f.id("lua"), To: f.id("redis"), Type: "CO_OCCURS", Confidence: conf, Weight: conf + 0.1,
+				Evidence: []string{c}, Source: SourceCooccurrence}},
+		}
+		if _, err := s.UpsertDocument(ctx, d); err != nil {
+			t.Fatalf("upsert %s: %v", d.ID, err)
+		}
+	}
+	got, err := expandRelated(ctx, s, ExpandQuery{EntityIDs: f.ids("redis")})
+	if err != nil {
+		t.Fatalf("expand: %v", err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("expand redis: got %d entities, want 1", len(got))
+	}
+	e := got[0].Path[0]
+	if e.Support != 4 || math.Abs(e.Confidence-0.6) > 1e-9 || math.Abs(e.Weight-0.7) > 1e-9 {
+		t.Errorf("co-occurrence from 4 documents: got support=%d confidence=%v weight=%v, want 4 0.6 0.7 (the strongest, not a noisy-or or a sum)",
+			e.Support, e.Confidence, e.Weight)
+	}
+}
+
 func expandRelated(ctx context.Context, s *Store, q ExpandQuery) ([]Related, error) {
 	res, err := s.Expand(ctx, q)
 	if err == nil && len(res.Missing) > 0 {

@@ -186,8 +186,8 @@ func entityStats(ctx context.Context, tx neo4j.ManagedTransaction, ids []string)
 type Edge struct {
 	From, To   string // entity ids, in the stored direction
 	Type       string
-	Confidence float64 // noisy-or of the documents' confidences
-	Weight     float64 // sum of the documents' weights
+	Confidence float64 // noisy-or of the documents' confidences (co-occurrence: see Expand)
+	Weight     float64 // sum of the documents' weights (co-occurrence: see Expand)
 	Support    int64   // documents contributing the relation
 	Sources    []string
 	Evidence   []string // chunk ids, at most 20
@@ -316,8 +316,13 @@ func neighbours(ctx context.Context, tx neo4j.ManagedTransaction, sources, exclu
 			WHERE NOT t.id IN $exclude AND (size($types) = 0 OR r.type IN $types)
 			WITH t, r.type AS type, startNode(r) = s AS outgoing, collect(r) AS rs
 			WITH t, type, outgoing, rs,
-				1.0 - reduce(p = 1.0, x IN rs | p * (1.0 - x.confidence)) AS confidence,
-				reduce(w = 0.0, x IN rs | w + x.weight) AS weight
+				[x IN rs WHERE x.source <> $cooccurrence] AS claims,
+				[x IN rs WHERE x.source = $cooccurrence] AS stats
+			WITH t, type, outgoing, rs,
+				1.0 - reduce(p = 1.0, x IN claims | p * (1.0 - x.confidence))
+					* (1.0 - reduce(m = 0.0, x IN stats | CASE WHEN x.confidence > m THEN x.confidence ELSE m END)) AS confidence,
+				reduce(w = 0.0, x IN claims | w + x.weight)
+					+ reduce(m = 0.0, x IN stats | CASE WHEN abs(x.weight) > abs(m) THEN x.weight ELSE m END) AS weight
 			WHERE confidence >= $min
 			ORDER BY confidence DESC, weight DESC, t.id
 			LIMIT $per
@@ -328,7 +333,7 @@ func neighbours(ctx context.Context, tx neo4j.ManagedTransaction, sources, exclu
 		RETURN s.id AS source, t.id AS id, t.name AS name, t.type AS etype, type, outgoing,
 			confidence, weight, support, evidence, sources`,
 		map[string]any{
-			"sources": sources, "exclude": exclude, "types": types, "min": minConf,
+			"sources": sources, "exclude": exclude, "types": types, "min": minConf, "cooccurrence": SourceCooccurrence,
 			"per": int64(perSource), "evidence": int64(evidencePerEdge),
 		})
 	if err != nil {
