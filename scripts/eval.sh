@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# `make eval`: relevance of the full search pipeline against BM25 only, vector only
+# and RRF(vector, BM25) on the Python 3.11 manual, with the judged queries of
+# eval/pydocs/queries.json (see eval/pydocs/README.md).
+#  1. MariaDB 11.8, Neo4j 5.26 and the embedding model up (installed on first run)
+#  2. the manual served on 127.0.0.1:8099 (deploy/local/pydocs.sh)
+#  3. kg, crawler and search started (scripts/services.sh)
+#  4. the dataset's crawl run through the crawler's API, unless a finished crawl with
+#     the same spec is recorded (KGS_EVAL_RECRAWL=1 crawls again; unchanged pages are
+#     not embedded again)
+#  5. wait until the search index has caught up (index_lag 0) and the crawler's kg
+#     outbox is empty (every stored page ingested by kg)
+#  6. go run ./cmd/kgeval: nDCG@10, MRR@10, Recall@10 per method
+# Everything keeps running afterwards; `make down` stops it.
+#
+# Environment: KGS_EVAL_DATASET [eval/pydocs/queries.json], KGS_EVAL_ARGS (extra kgeval
+# flags, e.g. "-v -md docs/eval.md"), KGS_EVAL_OUT [$KGS_STATE/eval] (JSON and Markdown
+# reports), KGS_EVAL_RECRAWL [0], KGS_EVAL_CRAWL_TIMEOUT [5400] and
+# KGS_EVAL_SETTLE_TIMEOUT [1800] seconds.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export KGS_STATE=${KGS_STATE:-$PWD/.state}
+crawler=http://127.0.0.1:${CRAWLER_PORT:-8081}
+search=http://127.0.0.1:${SEARCH_PORT:-8080}
+kg=http://127.0.0.1:${KG_PORT:-8088}
+dataset=${KGS_EVAL_DATASET:-eval/pydocs/queries.json}
+out=${KGS_EVAL_OUT:-$KGS_STATE/eval}
+mkdir -p "$out"
+
+step() { printf '\n== %s\n' "$*"; }
+die() { echo "eval.sh: $*" >&2; exit 1; }
+json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+
+[[ -f $dataset ]] || die "no dataset at $dataset"
+
+step "stack: MariaDB 11.8, Neo4j 5.26, embedding model"
+deploy/local/stack.sh up
+
+step "site: the Python 3.11 manual on loopback"
+deploy/local/pydocs.sh start
+site=$(deploy/local/pydocs.sh url)
+root=${site%index.html}
+pyhostport=$(echo "$site" | sed -E 's#^https?://([^/]+)/.*#\1#')
+
+step "services: kg, crawler, search"
+export CRAWLER_ALLOW_HOSTS=${CRAWLER_ALLOW_HOSTS:-$pyhostport}
+scripts/services.sh start
+
+# The crawl spec of the dataset, as the body of POST /api/v1/crawls.
+body=$(python3 - "$dataset" "$root" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["crawl"]
+print(json.dumps({"url": sys.argv[2] + c["start"], "max_depth": c["max_depth"], "max_pages": c["max_pages"],
+                  "exclude": c.get("exclude", []), "tags": c.get("tags", [])}))
+EOF
+)
+expected=$(json 'j["crawl"].get("expected_pages", 0)' <"$dataset")
+
+# A finished job of this process's database with the same spec?
+done_job=$(curl -fsS "$crawler/api/v1/crawls?status=done&limit=100" | python3 -c '
+import json, sys
+want = json.loads(sys.argv[1])
+for j in json.load(sys.stdin).get("crawls", []):
+    s = j.get("spec", {})
+    if all(s.get(k) == v for k, v in want.items()) and j["counters"].get("failed", 0) == 0:
+        print(j["id"]); break
+' "$body")
+
+if [[ -n $done_job && ${KGS_EVAL_RECRAWL:-0} != 1 ]]; then
+	step "crawl: already done (job $done_job); KGS_EVAL_RECRAWL=1 crawls again"
+else
+	step "crawl: $body"
+	job=$(curl -fsS -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
+	id=$(printf '%s' "$job" | json 'j["id"]')
+	echo "job $id"
+	deadline=$((SECONDS + ${KGS_EVAL_CRAWL_TIMEOUT:-5400}))
+	while :; do
+		line=$(curl -fsS "$crawler/api/v1/crawls/$id" | python3 -c '
+import json, sys
+j = json.load(sys.stdin); c = j.get("counters", {}); r = j.get("rates", {})
+print(j["status"], "fetched=%s stored=%s unchanged=%s failed=%s queued=%s chunks=%s chunks/s=%s" % (
+    c.get("fetched", 0), c.get("stored", 0), c.get("unchanged", 0), c.get("failed", 0), c.get("queued", 0),
+    c.get("chunks", 0), r.get("chunks_per_sec", 0)))')
+		status=${line%% *}
+		echo "  $line"
+		case "$status" in done | failed | cancelled) break ;; esac
+		((SECONDS < deadline)) || die "crawl did not finish in time; see $KGS_STATE/logs/crawler.log"
+		sleep 10
+	done
+	[[ $status == "done" ]] || die "crawl ended $status; see $KGS_STATE/logs/crawler.log"
+fi
+
+# Pages of the site in the store that the dataset's crawl would not fetch (left by
+# other crawls, e.g. `make run`) stay searchable and take part in every method alike;
+# say how many so the run can be compared with others.
+step "corpus"
+curl -fsS "$crawler/api/v1/documents?limit=1000" >"$out/documents.json" || true
+python3 - "$out/documents.json" "$body" "$expected" <<'EOF' || true
+import json, re, sys
+try:
+    docs = json.load(open(sys.argv[1])).get("documents", [])
+except Exception:
+    sys.exit(0)
+spec = json.loads(sys.argv[2])
+root = spec["url"].rsplit("/", 1)[0] + "/"
+site = [d for d in docs if d["url"].startswith(root)]
+outside = [d["url"] for d in site if any(re.search(x, d["url"]) for x in spec["exclude"])]
+chunks = sum(d.get("chunk_count", 0) for d in site)
+print(f"{len(site)} pages of {root} stored ({chunks} chunks), {len(docs) - len(site)} other documents; expected {sys.argv[3]} pages")
+if outside:
+    print(f"note: {len(outside)} stored pages fall outside the crawl spec, e.g. {outside[:3]}")
+EOF
+
+step "settle: search index caught up, kg outbox drained"
+deadline=$((SECONDS + ${KGS_EVAL_SETTLE_TIMEOUT:-1800}))
+db=$(eval "$(deploy/local/stack.sh env)"; printf '%s' "${KGS_MARIADB_DSN:-}" | sed -E 's#.*/([^/?]+)(\?.*)?$#\1#')
+db=${db:-kgsearch}
+last_stats="" stable=0
+while :; do
+	lag=$(curl -fsS "$search/api/v1/status" 2>/dev/null | json 'j.get("index_lag", -1)' 2>/dev/null || echo -1)
+	pending=$(deploy/local/mariadb.sh client -N -B -e "SELECT COUNT(*) FROM \`$db\`.outbox" 2>/dev/null || echo "")
+	if [[ -z $pending ]]; then
+		# No client: the outbox is drained when kg's counts stop changing.
+		stats=$(curl -fsS "$kg/api/v1/stats" 2>/dev/null || echo "")
+		if [[ -n $stats && $stats == "$last_stats" ]]; then stable=$((stable + 1)); else stable=0; fi
+		last_stats=$stats
+		((stable >= 3)) && pending=0 || pending="?"
+	fi
+	echo "  index_lag=$lag kg_outbox=$pending"
+	[[ $lag == 0 && $pending == 0 ]] && break
+	((SECONDS < deadline)) || die "not settled in time (index_lag $lag, outbox $pending); see $KGS_STATE/logs/"
+	sleep 5
+done
+
+step "evaluate: $dataset"
+# shellcheck disable=SC2086 # KGS_EVAL_ARGS is a list of flags
+go run ./cmd/kgeval -dataset "$dataset" -search "$search" -root "$root" \
+	-json "$out/report.json" -md "$out/report.md" ${KGS_EVAL_ARGS:-}
+echo
+echo "reports: $out/report.json (per query) and $out/report.md (for docs/benchmarks.md)"
