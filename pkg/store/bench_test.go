@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +67,7 @@ func BenchmarkSearch(b *testing.B) {
 				queries[i] = g.next()
 				exact[i] = exactTopK(queries[i], c.ids, c.vecs, 10)
 			}
-			for _, ef := range []int{20, 40, DefaultEfSearch, 200} {
+			for _, ef := range benchEfs() {
 				b.Run(fmt.Sprintf("ef=%d", ef), func(b *testing.B) {
 					var sum float64
 					for i, q := range queries {
@@ -163,4 +165,20 @@ func persistentDatabase(b *testing.B, name string) string {
 	}
 	mc.DBName = name
 	return mc.FormatDSN()
+}
+
+// benchEfs is the mhnsw_ef_search values measured; KGS_BENCH_EF="100,400" overrides.
+func benchEfs() []int {
+	v := os.Getenv("KGS_BENCH_EF")
+	if v == "" {
+		return []int{20, 40, DefaultEfSearch, 200, 400}
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
