@@ -75,14 +75,14 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("start ranker: %w", err)
 	}
-	count, err := tokens.Counter()
+	tc, err := tokens.New()
 	if err != nil {
 		return err
 	}
 	pipe := pipeline.New(queryparse.New(finder), embedder, st, kg, ix, idx, rk, pipeline.Options{
 		Candidates: cfg.Candidates, Deadline: cfg.Deadline, VectorTimeout: cfg.VectorTimeout,
 		GraphTimeout: cfg.GraphTimeout, BM25Timeout: cfg.BM25Timeout, ExpandTimeout: cfg.ExpandTimeout,
-		ExpandMinConfidence: cfg.ExpandMinConfidence, ExpandLimit: cfg.ExpandLimit, Tokens: count,
+		ExpandMinConfidence: cfg.ExpandMinConfidence, ExpandLimit: cfg.ExpandLimit, Tokens: tc.Count,
 	}, logger, pipeline.NewMetrics(srv.Registry()))
 
 	api.New(srv, api.Deps{

@@ -252,16 +252,7 @@ func (p *Pipeline) countTokens(resp *Response) {
 	if err != nil {
 		return
 	}
-	// The two counts are independent; tiktoken is the slowest part of formatting
-	// (about 2 µs per token), so they run side by side.
-	var t int
-	done := make(chan struct{})
-	go func() {
-		t = p.opt.Tokens(tn)
-		close(done)
-	}()
-	j := p.opt.Tokens(js)
-	<-done
+	j, t := p.opt.Tokens(js), p.opt.Tokens(tn)
 	resp.Tokens = Tokens{JSON: j, TOON: t}
 	if j > 0 {
 		resp.Tokens.SavedPct = round(100*float64(j-t)/float64(j), 1)

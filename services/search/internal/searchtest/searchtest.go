@@ -152,11 +152,11 @@ func New(t testing.TB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	count, err := tokens.Counter()
+	tc, err := tokens.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	po := pipeline.Options{Tokens: count, Deadline: 5 * time.Second, VectorTimeout: 4 * time.Second,
+	po := pipeline.Options{Tokens: tc.Count, Deadline: 5 * time.Second, VectorTimeout: 4 * time.Second,
 		GraphTimeout: 2 * time.Second, BM25Timeout: 2 * time.Second, ExpandTimeout: 2 * time.Second}
 	if o.Pipeline != nil {
 		o.Pipeline(&po)
