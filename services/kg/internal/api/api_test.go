@@ -265,18 +265,19 @@ func TestMatchResolvesAndReportsUnknown(t *testing.T) {
 		Entities: []graph.EntityStats{
 			{EntityRef: graph.EntityRef{ID: "postgresql", Name: "PostgreSQL", Type: "database"}, ChunkFreq: 1},
 		},
-		Missing: []string{"write-ahead-log"},
+		Missing: []string{"write-ahead-log", "custom-id-1", "custom:id-1"},
 		Chunks: []graph.ChunkMatch{{ChunkID: "c1", DocumentID: "d1", Ordinal: 2,
 			Mentions: []graph.ChunkMention{{EntityID: "postgresql", Count: 2, Confidence: 0.9}}}},
 	}}
 	ts := newTestServer(t, f)
 	var got kgapi.MatchResponse
-	status, body := call(t, ts, "POST", "/api/v1/entities/match", kgapi.MatchRequest{Entities: []string{"Postgres", "postgresql", "Write-Ahead Log", "!!!"}, Limit: 5})
+	status, body := call(t, ts, "POST", "/api/v1/entities/match", kgapi.MatchRequest{Entities: []string{"Postgres", "postgresql", "Write-Ahead Log", "!!!", "custom:id-1"}, Limit: 5})
 	if status != 200 {
 		t.Fatalf("status: got %d, want 200 (%v)", status, body)
 	}
 	remarshal(t, body, &got)
-	if diff := cmp.Diff([]string{"postgresql", "write-ahead-log"}, f.matchIDs); diff != "" {
+	// An id-like name is also tried as given: ids need not be keys the extractor makes.
+	if diff := cmp.Diff([]string{"postgresql", "write-ahead-log", "custom-id-1", "custom:id-1"}, f.matchIDs); diff != "" {
 		t.Errorf("ids sent to the graph (-want +got):\n%s", diff)
 	}
 	if f.matchLim < 5 {
@@ -285,7 +286,7 @@ func TestMatchResolvesAndReportsUnknown(t *testing.T) {
 	want := kgapi.MatchResponse{
 		Chunks:   []kgapi.ChunkMatch{{ChunkID: "c1", DocumentID: "d1", Ordinal: 2, Score: 0.9, Matched: []string{"postgresql"}}},
 		Resolved: []kgapi.EntityRef{{ID: "postgresql", Name: "PostgreSQL", Type: "database"}},
-		Unknown:  []string{"!!!", "Write-Ahead Log"},
+		Unknown:  []string{"Write-Ahead Log", "!!!", "custom:id-1"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)

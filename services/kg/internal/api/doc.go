@@ -22,7 +22,10 @@
 // # Match score
 //
 // Names are resolved to entity ids with the extractor's normalisation
-// (Extractor.Resolve: case, punctuation, plurals, declared aliases, acronyms).
+// (Extractor.Resolve: case, punctuation, plurals, declared aliases, acronyms); a
+// name that looks like an id (no upper case, no spaces) is also tried as given,
+// so ids the extractor would not produce still match. A name is listed in
+// unknown when none of its candidate ids is in the graph.
 // Let Q be the query entities present in the graph, N the number of chunks in
 // the graph and cf(e) the number of chunks mentioning entity e. The specificity
 // of e is an IDF normalised to (0, 1]:

@@ -19,12 +19,15 @@ import (
 
 // resolved is the outcome of resolving the names of a match or expand request.
 type resolved struct {
-	ids     []string            // distinct entity ids, in request order
-	names   map[string][]string // entity id → the request names that resolved to it
-	invalid []string            // names without any usable key (never in the graph)
+	ids   []string   // distinct candidate entity ids, in request order
+	names []string   // the request names, trimmed
+	cands [][]string // per name, its candidate ids (none: no usable key)
 }
 
-// resolveNames validates the entities field and maps names to entity ids.
+// resolveNames validates the entities field and maps each name to candidate
+// entity ids: the id the extractor resolves it to ("Postgres" → postgresql) and,
+// when the name itself looks like an id (no upper case, no spaces) and differs,
+// the name as given, so ids the extractor would not produce still match.
 func (s *Service) resolveNames(names []string) (resolved, error) {
 	if len(names) == 0 {
 		return resolved{}, httpserver.BadRequest("entities", "entities is empty; send at least one entity name or id")
@@ -32,7 +35,15 @@ func (s *Service) resolveNames(names []string) (resolved, error) {
 	if len(names) > maxQueryNames {
 		return resolved{}, httpserver.BadRequest("entities", fmt.Sprintf("entities has %d entries, the maximum is %d", len(names), maxQueryNames))
 	}
-	r := resolved{names: map[string][]string{}}
+	r := resolved{names: make([]string, len(names)), cands: make([][]string, len(names))}
+	seen := map[string]bool{}
+	add := func(i int, id string) {
+		r.cands[i] = append(r.cands[i], id)
+		if !seen[id] {
+			seen[id] = true
+			r.ids = append(r.ids, id)
+		}
+	}
 	for i, n := range names {
 		f := fmt.Sprintf("entities[%d]", i)
 		n = strings.TrimSpace(n)
@@ -42,24 +53,36 @@ func (s *Service) resolveNames(names []string) (resolved, error) {
 		if len(n) > maxNameBytes || !utf8.ValidString(n) {
 			return resolved{}, httpserver.BadRequest(f, fmt.Sprintf("%s must be UTF-8 text of at most %d bytes", f, maxNameBytes))
 		}
+		r.names[i] = n
 		if extract.Key(n) == "" {
-			r.invalid = append(r.invalid, n)
 			continue
 		}
 		id := s.x.Resolve(n)
-		if _, ok := r.names[id]; !ok {
-			r.ids = append(r.ids, id)
+		add(i, id)
+		if n != id && n == strings.ToLower(n) && !strings.ContainsAny(n, " \t") {
+			add(i, n)
 		}
-		r.names[id] = append(r.names[id], n)
+	}
+	if len(r.ids) > maxQueryNames {
+		return resolved{}, httpserver.BadRequest("entities", fmt.Sprintf("entities resolve to %d candidate ids, the maximum is %d; send fewer names", len(r.ids), maxQueryNames))
 	}
 	return r, nil
 }
 
-// unknown lists the request names whose ids the graph does not hold.
+// unknown lists the request names none of whose candidate ids the graph holds.
 func (r resolved) unknown(missing []string) []string {
-	out := slices.Clone(r.invalid)
-	for _, id := range missing {
-		out = append(out, r.names[id]...)
+	var out []string
+	for i, n := range r.names {
+		found := false
+		for _, id := range r.cands[i] {
+			if !slices.Contains(missing, id) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, n)
+		}
 	}
 	return out
 }
