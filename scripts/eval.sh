@@ -67,9 +67,11 @@ for j in json.load(sys.stdin).get("crawls", []):
         print(j["id"]); break
 ' "$body")
 
+changed=0
 if [[ -n $done_job && ${KGS_EVAL_RECRAWL:-0} != 1 ]]; then
 	step "crawl: already done (job $done_job); KGS_EVAL_RECRAWL=1 crawls again"
 else
+	changed=1
 	step "crawl: $body"
 	job=$(curl -fsS -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
 	id=$(printf '%s' "$job" | json 'j["id"]')
@@ -128,10 +130,25 @@ while :; do
 		((stable >= 3)) && pending=0 || pending="?"
 	fi
 	echo "  index_lag=$lag kg_outbox=$pending"
+	[[ $pending == 0 ]] || changed=1
 	[[ $lag == 0 && $pending == 0 ]] && break
 	((SECONDS < deadline)) || die "not settled in time (index_lag $lag, outbox $pending); see $KGS_STATE/logs/"
 	sleep 5
 done
+
+if ((changed)); then
+	# The search service loads kg's entities (its gazetteer for query parsing) at
+	# start and then every SEARCH_GAZETTEER_REFRESH (5m): restart it so the queries
+	# are parsed with every entity the crawl produced.
+	step "search: restart to load the settled entity gazetteer"
+	scripts/services.sh stop search
+	scripts/services.sh start search
+	for _ in $(seq 1 120); do
+		lag=$(curl -fsS "$search/api/v1/status" 2>/dev/null | json 'j.get("index_lag", -1)' 2>/dev/null || echo -1)
+		[[ $lag == 0 ]] && break
+		sleep 1
+	done
+fi
 
 step "evaluate: $dataset"
 # shellcheck disable=SC2086 # KGS_EVAL_ARGS is a list of flags

@@ -17,8 +17,15 @@ type Method struct {
 	Params url.Values
 }
 
-// String is the method's parameters as a query string ("" for the defaults).
-func (m Method) String() string { return m.Params.Encode() }
+// String is the method's parameters as a readable query string ("" for the
+// defaults).
+func (m Method) String() string {
+	s := m.Params.Encode()
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
 
 // BuiltinMethods are the full pipeline and the three baselines. Weights are
 // normalised by the service and a weight of 0 switches a signal off; expansion
