@@ -16,7 +16,8 @@
 # Environment: KGS_EVAL_DATASET [eval/pydocs/queries.json], KGS_EVAL_ARGS (extra kgeval
 # flags, e.g. "-v -md docs/eval.md"), KGS_EVAL_OUT [$KGS_STATE/eval] (JSON and Markdown
 # reports), KGS_EVAL_RECRAWL [0], KGS_EVAL_CRAWL_TIMEOUT [5400] and
-# KGS_EVAL_SETTLE_TIMEOUT [1800] seconds.
+# KGS_EVAL_SETTLE_TIMEOUT [1800] seconds, KGS_EVAL_PRUNE [0] (1: delete stored pages of
+# the site that the dataset's crawl excludes, e.g. left by other crawls).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export KGS_STATE=${KGS_STATE:-$PWD/.state}
@@ -97,7 +98,7 @@ fi
 # other crawls, e.g. `make run`) stay searchable and take part in every method alike;
 # say how many so the run can be compared with others.
 step "corpus"
-curl -fsS "$crawler/api/v1/documents?limit=1000" >"$out/documents.json" || true
+curl -fsS "$crawler/api/v1/documents?limit=1000&domain=${pyhostport%%:*}" >"$out/documents.json" || true
 python3 - "$out/documents.json" "$body" "$expected" <<'EOF' || true
 import json, re, sys
 try:
@@ -109,10 +110,20 @@ root = spec["url"].rsplit("/", 1)[0] + "/"
 site = [d for d in docs if d["url"].startswith(root)]
 outside = [d["url"] for d in site if any(re.search(x, d["url"]) for x in spec["exclude"])]
 chunks = sum(d.get("chunk_count", 0) for d in site)
-print(f"{len(site)} pages of {root} stored ({chunks} chunks), {len(docs) - len(site)} other documents; expected {sys.argv[3]} pages")
+print(f"{len(site)} pages of {root} stored ({chunks} chunks); expected {sys.argv[3]} pages")
 if outside:
-    print(f"note: {len(outside)} stored pages fall outside the crawl spec, e.g. {outside[:3]}")
+    print(f"note: {len(outside)} stored pages fall outside the crawl spec, e.g. {outside[:3]}; KGS_EVAL_PRUNE=1 deletes them")
+with open(sys.argv[1] + ".outside", "w") as f:
+    for d in site:
+        if d["url"] in outside:
+            print(d["id"], d["url"], file=f)
 EOF
+if [[ ${KGS_EVAL_PRUNE:-0} == 1 && -s $out/documents.json.outside ]]; then
+	while read -r docid docurl; do
+		echo "  delete $docurl"
+		curl -fsS -o /dev/null -X DELETE "$crawler/api/v1/documents/$docid"
+	done <"$out/documents.json.outside"
+fi
 
 step "settle: search index caught up, kg outbox drained"
 deadline=$((SECONDS + ${KGS_EVAL_SETTLE_TIMEOUT:-1800}))
