@@ -76,11 +76,14 @@
 //     leaves half a file; loaded at start (a missing file starts empty, an
 //     unreadable one is moved aside and logged);
 //   - the entities themselves, in Neo4j: at start and every KG_GAZETTEER_REFRESH
-//     the service loads the KG_GAZETTEER_SIZE most frequent graph entities that
-//     at least KG_GAZETTEER_MIN_DOCS documents mention into the extractor's live
-//     gazetteer (Extractor.AddKnown), so corpus-learned names are recognised in
-//     queries even when the learner file was lost, and several replicas share
-//     what any of them ingested.
+//     the service loads, among the KG_GAZETTEER_SIZE most frequent graph
+//     entities, those at least KG_GAZETTEER_MIN_DOCS documents mention into the
+//     extractor's live gazetteer (Extractor.AddKnown), so corpus-learned names are
+//     recognised in queries even when the learner file was lost, and several
+//     replicas share what any of them ingested. Code-level types (identifier,
+//     function, file, version, ...) and single lower-case words are left out: a
+//     corpus yields entities such as "module" or "default" from code spans, and as
+//     gazetteer names they would match all over prose (corpus.Gazetteer).
 //
 // Neo4j is the system of record for entities; the learner file only holds the
 // statistics that decide future promotions. Losing it costs re-learning, not

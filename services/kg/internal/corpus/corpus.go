@@ -11,7 +11,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kgsearch/kgsearch/pkg/extract"
 	"github.com/kgsearch/kgsearch/pkg/graph"
@@ -132,10 +134,36 @@ type Known interface {
 	Lookup(name string) (extract.Entity, bool)
 }
 
-// RefreshGazetteer loads the size most frequent graph entities that at least
-// minDocs documents mention into the extractor's live gazetteer, and returns
-// how many it added. Entities the extractor already knows, whose name does not
-// normalise to their id, or whose type the taxonomy does not know are skipped.
+// codeTypes are the entity types pattern rules find in code (identifiers, calls,
+// flags, paths, versions). Their names are often everyday words ("module",
+// "default", "items") that would match all over prose if they joined the
+// gazetteer, and the pattern rules find them in code spans anyway.
+var codeTypes = map[string]bool{
+	"module": true, "function": true, "method": true, "class": true, "exception": true, "keyword": true,
+	"operator": true, "decorator": true, "attribute": true, "constant": true, "identifier": true,
+	"command": true, "cli_option": true, "config_setting": true, "environment_variable": true,
+	"api_endpoint": true, "http_header": true, "status_code": true, "file": true, "url": true,
+	"version": true, "data_type": true,
+}
+
+// Gazetteer reports whether a graph entity may join the live gazetteer: seen in
+// at least minDocs documents, not a code-level type, and a name that cannot be
+// an everyday word: several words, or a capital letter or digit in it ("Kafka",
+// "gRPC", "S3"), and at least three characters of key.
+func Gazetteer(e graph.EntityStats, minDocs int) bool {
+	if e.DocFreq < int64(minDocs) || codeTypes[e.Type] || len(extract.Key(e.Name)) < 3 {
+		return false
+	}
+	if strings.ContainsAny(strings.TrimSpace(e.Name), " \t") {
+		return true
+	}
+	return strings.IndexFunc(e.Name, func(r rune) bool { return unicode.IsUpper(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// RefreshGazetteer loads the size most frequent graph entities that Gazetteer
+// accepts into the extractor's live gazetteer, and returns how many it added.
+// Entities the extractor already knows, whose name does not normalise to their
+// id, or whose type the taxonomy does not know are skipped.
 func RefreshGazetteer(ctx context.Context, g Lister, x Known, size, minDocs int) (int, error) {
 	if size <= 0 {
 		return 0, nil
@@ -146,8 +174,8 @@ func RefreshGazetteer(ctx context.Context, g Lister, x Known, size, minDocs int)
 	}
 	n := 0
 	for _, e := range list {
-		if e.DocFreq < int64(minDocs) {
-			break // most frequent first
+		if !Gazetteer(e, minDocs) {
+			continue
 		}
 		if k, ok := x.Lookup(e.Name); ok && k.ID == e.ID {
 			continue // the gazetteer, a learned term or an earlier refresh has it

@@ -143,8 +143,29 @@ func TestRefreshGazetteer(t *testing.T) {
 		{EntityRef: graph.EntityRef{ID: "other-id", Name: "Mismatched Name", Type: "concept"}, DocFreq: 3},
 		{EntityRef: graph.EntityRef{ID: "once-seen-lib", Name: "OnceSeen Lib", Type: "library"}, DocFreq: 1},
 	}
+	// Junk a corpus gives code-level extraction: everyday words that must not
+	// start matching prose.
+	junk := fakeLister{
+		{EntityRef: graph.EntityRef{ID: "function", Name: "function", Type: "identifier"}, DocFreq: 70},
+		{EntityRef: graph.EntityRef{ID: "modules", Name: "modules", Type: "concept"}, DocFreq: 50},
+		{EntityRef: graph.EntityRef{ID: "values", Name: "VALUES", Type: "class"}, DocFreq: 40},
+		{EntityRef: graph.EntityRef{ID: "without", Name: "without", Type: "identifier"}, DocFreq: 30},
+	}
+	if n, err := RefreshGazetteer(context.Background(), junk, x, 100, 2); err != nil || n != 0 {
+		t.Errorf("junk entities: got %d added (%v), want 0", n, err)
+	}
+	for _, q := range []string{"a function without modules", "add values"} {
+		if got := x.Query(q); len(got) != 0 {
+			t.Errorf("query %q after loading junk: got %+v, want no entities", q, got)
+		}
+	}
 	if finds(x, "marlinspike db replication", "marlinspike-db") {
 		t.Fatalf("precondition: the bare extractor already knows Marlinspike DB")
+	}
+	for _, q := range []string{"a function without modules", "add values"} {
+		if got := x.Query(q); len(got) != 0 {
+			t.Fatalf("precondition: query %q finds %+v in the bare extractor", q, got)
+		}
 	}
 	n, err := RefreshGazetteer(context.Background(), g, x, 100, 2)
 	if err != nil {
