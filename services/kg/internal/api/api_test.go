@@ -400,6 +400,24 @@ func TestEscapedIDs(t *testing.T) {
 	}
 }
 
+func TestTOON(t *testing.T) {
+	ts := newTestServer(t, &fakeGraph{})
+	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/parse", strings.NewReader(`{"text":"django on postgres"}`))
+	req.Header.Set("Accept", "text/toon")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || !strings.HasPrefix(ct, "text/toon") {
+		t.Fatalf("got %d %s, want 200 text/toon", resp.StatusCode, ct)
+	}
+	if !strings.Contains(string(body), "postgresql") || strings.HasPrefix(string(body), "{") {
+		t.Errorf("body: got %q, want TOON naming postgresql", body)
+	}
+}
+
 func TestAPIKeys(t *testing.T) {
 	x, _ := extract.New()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
@@ -260,4 +263,68 @@ func config4bench(b *testing.B, uri, user, password string) config.Config {
 	cfg.Neo4jRetry = 30 * time.Second
 	cfg.GraphTimeout = time.Minute
 	return cfg
+}
+
+// BenchmarkExpandHTTP measures expansion latency through the HTTP API (request
+// decoding, name resolution, the graph query, the answer) on pkg/graph's
+// synthetic graph of 50k entities and 500k relations, which it reuses: build
+// and keep it first, then run this benchmark.
+//
+//	eval "$(deploy/local/neo4j.sh env)"
+//	KGS_BENCH_GRAPH=1 KGS_BENCH_KEEP=1 go test -run '^$' -bench BenchmarkExpand -benchtime 300x -timeout 60m ./pkg/graph/
+//	KGS_BENCH_GRAPH=1 go test -run '^$' -bench ExpandHTTP -benchtime 300x ./services/kg/internal/app/
+//
+// Dropping the synthetic graph afterwards: run the pkg/graph benchmark again
+// without KGS_BENCH_KEEP.
+func BenchmarkExpandHTTP(b *testing.B) {
+	if os.Getenv("KGS_BENCH_GRAPH") != "1" {
+		b.Skip("set KGS_BENCH_GRAPH=1 (and build the synthetic graph with pkg/graph's BenchmarkExpand and KGS_BENCH_KEEP=1)")
+	}
+	uri, user, password := testenv.Neo4j(b)
+	const entities = 50_000
+	drv, err := neo4j.NewDriverWithContext(uri, neo4j.BasicAuth(user, password, ""))
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := neo4j.ExecuteQuery(context.Background(), drv, "MATCH (m:BenchMarker {id: 'bench:marker'}) RETURN m.entities AS e, m.edges AS r",
+		nil, neo4j.EagerResultTransformer)
+	_ = drv.Close(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(res.Records) != 1 {
+		b.Skip("no synthetic graph: build it with KGS_BENCH_GRAPH=1 KGS_BENCH_KEEP=1 go test -run '^$' -bench BenchmarkExpand ./pkg/graph/")
+	}
+	e, _ := res.Records[0].Get("e")
+	r, _ := res.Records[0].Get("r")
+	b.Logf("synthetic graph: %v entities, %v relations", e, r)
+	cfg := testConfig(b, uri, user, password)
+	cfg.GazetteerSize = 0
+	s := start(b, cfg, true)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, hops := range []int{1, 2} {
+		b.Run(fmt.Sprintf("hops=%d", hops), func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			related := 0
+			for range b.N {
+				req := kgapi.ExpandRequest{Entities: []string{fmt.Sprintf("bench:e%d", rng.IntN(entities))}, MaxHops: hops, Limit: 20, MinConfidence: 0.3}
+				t0 := time.Now()
+				got, err := s.client.Expand(ctx, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+				if len(got.Unknown) > 0 {
+					b.Fatalf("entity %v unknown: the synthetic graph is incomplete", got.Unknown)
+				}
+				related += len(got.Related)
+			}
+			slices.Sort(lat)
+			pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+			b.ReportMetric(pct(0.50), "p50-ms")
+			b.ReportMetric(pct(0.99), "p99-ms")
+			b.ReportMetric(float64(related)/float64(b.N), "entities/op")
+		})
+	}
 }
