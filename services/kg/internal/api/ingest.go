@@ -36,6 +36,7 @@ func (s *Service) ingest(c *gin.Context) error {
 	defer cancel()
 	doc := req.Document
 	res := s.x.Document(toExtract(doc))
+	s.changes.Add(1) // the learner has observed the document, whatever the graph says
 	extracted := time.Since(start)
 	gd := toGraph(doc, res)
 	up, err := s.g.UpsertDocument(ctx, gd)
@@ -43,7 +44,6 @@ func (s *Service) ingest(c *gin.Context) error {
 		s.ingestDocs.WithLabelValues("failed").Inc()
 		return graphError(err)
 	}
-	s.changes.Add(1)
 	s.ingestDocs.WithLabelValues("ok").Inc()
 	s.ingestChunks.Add(float64(up.Chunks))
 	took := time.Since(start)
