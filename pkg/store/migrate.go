@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 //go:embed migrations/*.sql
@@ -70,8 +71,9 @@ func splitStatements(src string) []string {
 		cur.WriteString(line)
 		cur.WriteByte('\n')
 		if strings.HasSuffix(trimmed, ";") {
-			stmt := strings.TrimSpace(cur.String())
-			stmts = append(stmts, strings.TrimSuffix(stmt, ";"))
+			if stmt := strings.TrimSpace(strings.TrimRightFunc(cur.String(), isSpaceOrSemicolon)); stmt != "" {
+				stmts = append(stmts, stmt)
+			}
 			cur.Reset()
 		}
 	}
@@ -80,6 +82,8 @@ func splitStatements(src string) []string {
 	}
 	return stmts
 }
+
+func isSpaceOrSemicolon(r rune) bool { return r == ';' || unicode.IsSpace(r) }
 
 // migrate applies pending migrations and registers the model while holding a
 // server-wide named lock, so concurrent Opens (other goroutines or processes)

@@ -185,6 +185,19 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// Ready reports whether the store can serve searches and writes: the server
+// answers (else ErrNotReady) and an embedding model is registered (else ErrNotReady).
+// Migrations are applied by Open, so an open Store has the current schema.
+func (s *Store) Ready(ctx context.Context) error {
+	if err := s.Ping(ctx); err != nil {
+		return err
+	}
+	if _, err := s.Model(ctx); err != nil {
+		return fmt.Errorf("store not ready: %w", err)
+	}
+	return nil
+}
+
 // Version returns the server's version string, e.g. "11.8.6-MariaDB-0+deb13u1".
 func (s *Store) Version(ctx context.Context) (string, error) {
 	var v string
