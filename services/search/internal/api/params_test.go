@@ -1,0 +1,73 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+)
+
+func TestParseDate(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"", time.Time{}, true},
+		{"2025-01-31", time.Date(2025, 1, 31, 0, 0, 0, 0, time.UTC), true},
+		{"2025-01-31T10:00:00+02:00", time.Date(2025, 1, 31, 8, 0, 0, 0, time.UTC), true},
+		{"31/01/2025", time.Time{}, false},
+		{"2025-02-30", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, err := parseDate(tt.in)
+		if (err == nil) != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("parseDate(%q): got %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestTagsAndWeightsForms(t *testing.T) {
+	f, err := fromBody(strings.NewReader(`{"q":"x","tags":"a, b,,c","weights":{"bm25":2,"vector":2}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := f.request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(req.Tags, "|") != "a|b|c" || req.Weights.String() != "vector:0.5,bm25:0.5" {
+		t.Errorf("got tags %v weights %s", req.Tags, req.Weights)
+	}
+	q := fromQuery(url.Values{"q": {"x"}, "tags": {"a,b"}, "tag": {"c"}})
+	if strings.Join(q.tags, "|") != "a|b|c" {
+		t.Errorf("query tags: got %v", q.tags)
+	}
+}
+
+// FuzzSearchParams feeds arbitrary query strings to the parameter parser: it must
+// either accept them or answer a 400 naming a field, never panic.
+func FuzzSearchParams(f *testing.F) {
+	for _, s := range []string{"q=x", "q=x&k=5&offset=2&tags=a,b&weights=vector:1", "q=&k=-1", "q=x&mmr=0.5&fusion=rrf",
+		"q=x&published_after=2025-01-01&published_before=2024-01-01", "q=%00&domain=a.com'--", "q=x&weights=vector:NaN"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		_, err = fromQuery(v).request()
+		if err == nil {
+			return
+		}
+		var he *httpserver.Error
+		if !errors.As(err, &he) || he.Status != http.StatusBadRequest || he.Field == "" || he.Detail == "" {
+			t.Errorf("%q: got %v, want a 400 naming a field", raw, err)
+		}
+	})
+}
