@@ -12,6 +12,7 @@ package entities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -101,6 +102,10 @@ func (f *Finder) RunRefresh(ctx context.Context, kg Lister, interval time.Durati
 			}
 			logger.Debug("gazetteer refresh failed", "err", err)
 			wait = min(retry, interval)
+			var se *kgapi.StatusError
+			if errors.As(err, &se) { // kg refused the request: retrying soon will not help
+				wait = interval
+			}
 			continue
 		}
 		if n > 0 {
