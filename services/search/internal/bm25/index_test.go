@@ -644,3 +644,28 @@ func TestCompactKeepsContents(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestSearchIDsMatchesSearch(t *testing.T) {
+	ix := openTest(t)
+	apply(t, ix,
+		upsertDoc(1, "d1", Chunk{ID: "both", Title: "Transactions in SQLite", Text: "A transaction groups statements. " + filler}),
+		upsertDoc(2, "d2", Chunk{ID: "once", Title: "Cursor objects", Text: "You may start a transaction here. " + filler, Tags: []string{"x"}}),
+	)
+	for _, f := range []Filter{{}, {Tags: []string{"x"}}} {
+		full, err := ix.Search(context.Background(), "transaction", 10, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := ix.SearchIDs(context.Background(), "transaction", 10, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]Hit, len(full))
+		for i, h := range full {
+			want[i] = Hit{ChunkID: h.ChunkID, Score: h.Score}
+		}
+		if diff := cmp.Diff(want, ids); diff != "" || len(ids) == 0 {
+			t.Errorf("SearchIDs with %+v (-want +got):\n%s", f, diff)
+		}
+	}
+}

@@ -36,9 +36,10 @@ type Graph interface {
 	Expand(ctx context.Context, req kgapi.ExpandRequest) (*kgapi.ExpandResponse, error)
 }
 
-// Text is the BM25 index.
+// Text is the BM25 index. SearchIDs returns hits with chunk ids and scores only; the
+// pipeline reads the chunks from the store and the documents from Docs anyway.
 type Text interface {
-	Search(ctx context.Context, text string, k int, f bm25.Filter) ([]bm25.Hit, error)
+	SearchIDs(ctx context.Context, text string, k int, f bm25.Filter) ([]bm25.Hit, error)
 }
 
 // Docs gives document metadata known locally (the indexer's table) and whether the
@@ -242,7 +243,7 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 	bmReady := p.docs == nil || p.docs.CaughtUp()
 	if bmReady {
 		run("bm25", p.opt.BM25Timeout, func(ctx context.Context) (int, error) {
-			hits, err := p.text.Search(ctx, bm25Text(q), p.opt.Candidates, bm25Filter(req))
+			hits, err := p.text.SearchIDs(ctx, bm25Text(q), p.opt.Candidates, bm25Filter(req))
 			bmHits = hits
 			return len(hits), err
 		})
