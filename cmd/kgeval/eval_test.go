@@ -78,6 +78,8 @@ func TestRun(t *testing.T) {
 		"vector:1": {site + "library/os.html"},
 		// rrf: same as full
 		"vector:1,bm25:1": {site + "tutorial/inputoutput.html", site + "library/json.html", site + "library/io.html"},
+		// a variant that wins q2 (json at rank 1) and loses q1
+		"alt": {site + "library/json.html", site + "tutorial/inputoutput.html"},
 	}
 	tests := []struct {
 		name   string
@@ -98,6 +100,8 @@ func TestRun(t *testing.T) {
 		{name: "index lagging", fake: fakeSearch{answers: good, lag: 12}, code: 1, stderr: "index_lag 12"},
 		{name: "lag allowed", fake: fakeSearch{answers: good, lag: 12}, args: []string{"-allow-lag"}, code: 0},
 		{name: "search fails", fake: fakeSearch{fail: 500}, code: 1, stderr: "status 500"},
+		{name: "losses listed with -v", fake: fakeSearch{answers: good}, args: []string{"-v", "-variant", "alt=weights=alt"}, code: 0,
+			stdout: []string{"full loses to alt on 1 queries", `q2 "json": nDCG 0.631 vs 1.000 (-0.369)`, "full loses to bm25 on 0 queries", "alt:    library/json[2] tutorial/inputoutput[0]"}},
 		{name: "unknown method", fake: fakeSearch{answers: good}, args: []string{"-methods", "full,magic"}, code: 2, stderr: `unknown method "magic"`},
 		{name: "bad k", fake: fakeSearch{answers: good}, args: []string{"-k", "0"}, code: 2, stderr: "-k 0"},
 		{name: "one query", fake: fakeSearch{answers: good}, args: []string{"-queries", "q2", "-methods", "full"}, code: 0,

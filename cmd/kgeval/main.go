@@ -121,6 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rep := newReport(d, *search, *k, st, results, time.Now())
 	if *verbose {
 		rep.WriteDetails(stdout, d, *top)
+		rep.WriteLosses(stdout, d, *top)
 		fmt.Fprintln(stdout)
 	}
 	if err := rep.WriteText(stdout); err != nil {

@@ -213,3 +213,64 @@ func breakdown(b map[string]float64) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// WriteLosses lists, for each other method, the queries where the full pipeline
+// scores a lower nDCG, worst first, with the top hits of both: where to look when
+// the full pipeline loses.
+func (r *Report) WriteLosses(w io.Writer, d *Dataset, top int) {
+	var full *MethodResult
+	for _, m := range r.Methods {
+		if m.Method == "full" {
+			full = m
+		}
+	}
+	if full == nil {
+		return
+	}
+	text := map[string]string{}
+	for _, q := range d.Queries {
+		text[q.ID] = q.Query
+	}
+	for _, m := range r.Methods {
+		if m == full {
+			continue
+		}
+		type loss struct {
+			id   string
+			diff float64
+		}
+		var ls []loss
+		for _, qf := range full.PerQuery {
+			if qm, ok := m.byQueryID[qf.ID]; ok && qm.NDCG-qf.NDCG > tieEps {
+				ls = append(ls, loss{qf.ID, qm.NDCG - qf.NDCG})
+			}
+		}
+		slices.SortFunc(ls, func(a, b loss) int {
+			if a.diff != b.diff {
+				if a.diff > b.diff {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a.id, b.id)
+		})
+		fmt.Fprintf(w, "\nfull loses to %s on %d queries:\n", m.Method, len(ls))
+		for _, l := range ls {
+			qf, qm := full.byQueryID[l.id], m.byQueryID[l.id]
+			fmt.Fprintf(w, "  %s %q: nDCG %.3f vs %.3f (%+.3f)\n", l.id, text[l.id], qf.NDCG, qm.NDCG, -l.diff)
+			fmt.Fprintf(w, "    full:   %s\n", hitList(qf.Hits, top))
+			fmt.Fprintf(w, "    %-7s %s\n", m.Method+":", hitList(qm.Hits, top))
+		}
+	}
+}
+
+func hitList(hits []Hit, top int) string {
+	var parts []string
+	for i, h := range hits {
+		if i >= top {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s[%d]", strings.TrimSuffix(h.Page, ".html"), h.Grade))
+	}
+	return strings.Join(parts, " ")
+}
