@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -22,6 +23,8 @@ func main() {
 	queries := flag.String("queries", "services/search/testdata/eval/pydocs.json", "judged query set (JSON)")
 	k := flag.Int("k", 10, "cut-off rank")
 	verbose := flag.Bool("v", false, "print every query's ranked pages per system")
+	weights := flag.String("weights", "", "weights for the full pipeline (default: the service's)")
+	fusion := flag.String("fusion", "", "fusion for the full pipeline (weighted or rrf)")
 	flag.Parse()
 	set, err := eval.Load(*queries)
 	if err != nil {
@@ -30,7 +33,14 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	scores, err := eval.Run(ctx, *base, set, *k, nil)
+	full := url.Values{}
+	if *weights != "" {
+		full.Set("weights", *weights)
+	}
+	if *fusion != "" {
+		full.Set("fusion", *fusion)
+	}
+	scores, err := eval.Run(ctx, *base, set, *k, full, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "searcheval:", err)
 		os.Exit(1)

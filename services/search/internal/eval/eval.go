@@ -58,10 +58,14 @@ type System struct {
 	Signal string // keep only results with this breakdown signal > 0 ("" keeps all)
 }
 
-// Systems are the four compared in one run.
-func Systems() []System {
+// Systems are the four compared in one run; full adds parameters to the full
+// pipeline's requests (for example weights or fusion), nil for the defaults.
+func Systems(full url.Values) []System {
+	if full == nil {
+		full = url.Values{}
+	}
 	return []System{
-		{Name: "full pipeline", Params: url.Values{}},
+		{Name: "full pipeline", Params: full},
 		{Name: "BM25 only", Params: url.Values{"weights": {"bm25:1"}, "expand": {"false"}}, Signal: "bm25"},
 		{Name: "vector only", Params: url.Values{"weights": {"vector:1"}, "expand": {"false"}}, Signal: "vector"},
 		{Name: "RRF(BM25, vector)", Params: url.Values{"weights": {"vector:1,bm25:1"}, "fusion": {"rrf"}, "expand": {"false"}}},
@@ -180,7 +184,8 @@ type apiResponse struct {
 }
 
 // Run asks the service at base every query with every system and returns the scores.
-func Run(ctx context.Context, base string, set Set, k int, client *http.Client) ([]Scores, error) {
+// full adds parameters to the full pipeline's requests (nil: the service's defaults).
+func Run(ctx context.Context, base string, set Set, k int, full url.Values, client *http.Client) ([]Scores, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
@@ -191,7 +196,7 @@ func Run(ctx context.Context, base string, set Set, k int, client *http.Client) 
 		}
 	}
 	var out []Scores
-	for _, sys := range Systems() {
+	for _, sys := range Systems(full) {
 		sc := Scores{System: sys.Name}
 		for _, q := range set.Queries {
 			v := url.Values{}

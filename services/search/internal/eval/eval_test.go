@@ -69,7 +69,7 @@ func TestRunAsksEachSystem(t *testing.T) {
 	}))
 	defer srv.Close()
 	set := Set{Queries: []Query{{Q: "x", Relevant: map[string]int{"library/a.html": 2}}}}
-	scores, err := Run(context.Background(), srv.URL, set, 10, nil)
+	scores, err := Run(context.Background(), srv.URL, set, 10, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
