@@ -119,6 +119,17 @@ func Reindex(ctx context.Context, cfg config.Config, logger *slog.Logger) error 
 	if err := os.MkdirAll(filepath.Dir(cfg.IndexDir), 0o755); err != nil {
 		return fmt.Errorf("create SEARCH_INDEX_DIR parent: %w", err)
 	}
+	// bm25.Rebuild swaps directories without opening the index; a running service
+	// holding it would keep serving from unlinked files. Take its lock first to refuse.
+	if _, err := os.Stat(cfg.IndexDir); err == nil {
+		held, err := bm25.Open(cfg.IndexDir)
+		if errors.Is(err, bm25.ErrLocked) {
+			return fmt.Errorf("reindex %s: a running search service holds the index; stop it first (scripts/services.sh reindex does) or use POST /api/v1/admin/reindex: %w", cfg.IndexDir, err)
+		}
+		if err == nil {
+			_ = held.Close()
+		}
+	}
 	start := time.Now()
 	if err := bm25.Rebuild(ctx, cfg.IndexDir, indexer.Fill(st, logger)); err != nil {
 		return err
@@ -133,15 +144,17 @@ func Reindex(ctx context.Context, cfg config.Config, logger *slog.Logger) error 
 	return nil
 }
 
-// openIndex opens the Bleve index, rebuilding it from the store when its mapping is
-// from another version.
+// openIndex opens the Bleve index, rebuilding it from the store when it cannot be
+// opened (another mapping version, a damaged directory), unless another process holds it.
 func openIndex(ctx context.Context, dir string, st *store.Store, logger *slog.Logger) (*bm25.Index, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("create SEARCH_INDEX_DIR parent: %w", err)
 	}
 	ix, err := bm25.Open(dir)
-	if errors.Is(err, bm25.ErrMappingVersion) {
-		logger.Warn("bm25 index mapping changed; rebuilding from the store", "dir", dir)
+	if err != nil && !errors.Is(err, bm25.ErrLocked) {
+		// The index is derived from the store: one that cannot be opened (another
+		// mapping version, a damaged directory) is rebuilt rather than fatal.
+		logger.Warn("bm25 index unusable; rebuilding it from the store", "dir", dir, "err", err)
 		if err := bm25.Rebuild(ctx, dir, indexer.Fill(st, logger)); err != nil {
 			return nil, err
 		}
