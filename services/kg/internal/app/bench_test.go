@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
+	"github.com/kgsearch/kgsearch/pkg/extract"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/services/kg/internal/config"
 )
@@ -193,6 +196,26 @@ func BenchmarkIngest(b *testing.B) {
 		}
 	}
 	b.Logf("corpus: %s: %d documents, %d chunks, %.0f bytes/chunk", source, len(docs), chunks, float64(bytes)/float64(chunks))
+	// The extraction alone, as the service configures it, for the share of the
+	// time the graph write takes.
+	b.Run("extract-only", func(b *testing.B) {
+		cfg := config.Default(b.TempDir())
+		p, err := Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Store.Close(context.Background())
+		n := 0
+		b.ResetTimer()
+		start := time.Now()
+		for i := range b.N {
+			d := docs[i%len(docs)]
+			d.ID = fmt.Sprintf("%d-%s", i, d.ID)
+			p.Extractor.Document(toExtractDoc(d))
+			n += len(d.Chunks)
+		}
+		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "chunks/s")
+	})
 	for _, clients := range []int{1, 4} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			cfg := config4bench(b, uri, user, password)
@@ -327,4 +350,12 @@ func BenchmarkExpandHTTP(b *testing.B) {
 			b.ReportMetric(float64(related)/float64(b.N), "entities/op")
 		})
 	}
+}
+
+func toExtractDoc(d kgapi.Document) extract.Document {
+	out := extract.Document{ID: d.ID, URL: d.URL, Title: d.Title, Headings: d.Headings}
+	for _, c := range d.Chunks {
+		out.Chunks = append(out.Chunks, extract.Chunk{ID: c.ID, Text: c.Text, HeadingPath: c.HeadingPath, CodeSpans: c.CodeSpans})
+	}
+	return out
 }
