@@ -103,6 +103,9 @@ type Engine struct {
 	hub     *hub
 	wake    chan struct{}
 	block   *blocklist
+
+	qmu    sync.Mutex
+	queued map[string]int64 // queued URLs per running job, for the queue_depth gauge
 }
 
 // New builds an engine. reg may be nil (no metrics registered).
@@ -113,7 +116,7 @@ func New(cfg Config, st *store.Store, f *fetch.Fetcher, g *netguard.Guard, p *pi
 	return &Engine{
 		cfg: cfg.withDefaults(), st: st, fetcher: f, guard: g, pipe: p, log: logger,
 		m: newMetrics(reg), hub: newHub(), wake: make(chan struct{}, 1),
-		block: newBlocklist(st, 5*time.Second),
+		block: newBlocklist(st, 5*time.Second), queued: map[string]int64{},
 	}
 }
 
@@ -171,6 +174,23 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.runJob(ctx, job)
 		}()
 	}
+}
+
+// setQueued records a job's queued URLs (n < 0: the job stopped) and updates
+// the queue depth gauge with the sum over the running jobs.
+func (e *Engine) setQueued(jobID string, n int64) {
+	e.qmu.Lock()
+	defer e.qmu.Unlock()
+	if n < 0 {
+		delete(e.queued, jobID)
+	} else {
+		e.queued[jobID] = n
+	}
+	var sum int64
+	for _, v := range e.queued {
+		sum += v
+	}
+	e.m.queueDepth.Set(float64(sum))
 }
 
 // blocklist caches the domain blocklist for a few seconds.

@@ -61,6 +61,7 @@ func (r *jobRun) finishWorkers() { r.doneOnce.Do(func() { close(r.done) }) }
 func (e *Engine) runJob(ctx context.Context, job store.Job) {
 	e.m.running.Inc()
 	defer e.m.running.Dec()
+	defer e.setQueued(job.ID, -1)
 	r := &jobRun{e: e, job: job, errs: &errorList{items: job.LastErrors}, done: make(chan struct{}), runStart: time.Now()}
 	r.prog = loadProgress(job.Counters)
 	r.baseMS = r.prog.ActiveMS
@@ -207,7 +208,7 @@ func (r *jobRun) heartbeatLoop(ctx context.Context, cancel context.CancelCauseFu
 			return
 		}
 		if c, err := r.e.st.FrontierCounts(ctx, r.job.ID); err == nil {
-			r.e.m.queueDepth.Set(float64(c.Queued))
+			r.e.setQueued(r.job.ID, c.Queued)
 		}
 		if st, err := r.e.Status(ctx, r.job.ID); err == nil {
 			r.e.hub.publish(Event{Type: EventProgress, JobID: r.job.ID, At: time.Now().UTC(), Status: &st})
