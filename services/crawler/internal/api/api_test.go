@@ -84,9 +84,9 @@ func newFixture(t *testing.T, allow []string) *fixture {
 		t.Fatal(err)
 	}
 	p := pipeline.New(st, embedtest.NewHash(32), pipeline.ChunkSplitter{S: sp}, "256/32")
-	eng := engine.New(engine.Config{Poll: 50 * time.Millisecond, Limits: engine.Limits{MaxPages: 500, MaxDepth: 10}, Canon: canon.DefaultOptions()},
-		st, f, g, p, nil, nil)
 	srv := httpserver.New("crawler", httpserver.Config{Addr: "127.0.0.1:0"}, slogDiscard())
+	eng := engine.New(engine.Config{Poll: 50 * time.Millisecond, Limits: engine.Limits{MaxPages: 500, MaxDepth: 10}, Canon: canon.DefaultOptions()},
+		st, f, g, p, nil, srv.Registry())
 	a := New(srv, st, eng)
 	a.EventPoll = 50 * time.Millisecond
 	a.Register()
@@ -273,6 +273,18 @@ func TestCrawlLifecycleThroughAPI(t *testing.T) {
 	counters := status["counters"].(map[string]any)
 	if status["status"] != "done" || counters["stored"] != float64(3) {
 		t.Errorf("summary: got status %v with %v stored, want done with 3", status["status"], counters["stored"])
+	}
+
+	mresp, err := http.Get(f.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	for _, want := range []string{"kgsearch_crawler_pages_stored_total 3", "kgsearch_crawler_pages_fetched_total 3", "kgsearch_crawler_fetch_duration_seconds_count 3", "kgsearch_crawler_embed_duration_seconds_count 3"} {
+		if !strings.Contains(string(metrics), want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
 	}
 
 	code, got, _ := f.do(t, http.MethodGet, "/api/v1/crawls/"+id, "")
