@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,7 +48,13 @@ func (p *Pipeline) retrieverError(name string, err error) {
 	if errors.Is(err, context.DeadlineExceeded) {
 		kind = "timeout"
 	}
-	p.log.Warn("retriever failed", "retriever", name, "kind", kind, "err", err)
+	// A dependency that is down fails every search: warn when a retriever starts
+	// failing, then only at debug level until it works again.
+	if p.failing(name, true) {
+		p.log.Debug("retriever failed", "retriever", name, "kind", kind, "err", err)
+	} else {
+		p.log.Warn("retriever failing; searches continue without it", "retriever", name, "kind", kind, "err", err)
+	}
 	if p.met != nil {
 		p.met.errors.WithLabelValues(name, kind).Inc()
 	}
@@ -56,5 +63,18 @@ func (p *Pipeline) retrieverError(name string, err error) {
 func (p *Pipeline) degradedInc(signal string) {
 	if p.met != nil {
 		p.met.degraded.WithLabelValues(signal).Inc()
+	}
+}
+
+// failing records whether a retriever is failing and returns the previous state.
+func (p *Pipeline) failing(name string, now bool) bool {
+	v, _ := p.state.LoadOrStore(name, new(atomic.Bool))
+	return v.(*atomic.Bool).Swap(now)
+}
+
+// recovered logs a retriever that works again after failing.
+func (p *Pipeline) recovered(name string) {
+	if v, ok := p.state.Load(name); ok && v.(*atomic.Bool).Swap(false) {
+		p.log.Info("retriever works again", "retriever", name)
 	}
 }

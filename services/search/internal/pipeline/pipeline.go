@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -107,6 +108,7 @@ type Pipeline struct {
 	opt    Options
 	log    *slog.Logger
 	met    *Metrics
+	state  sync.Map // retriever name → *atomic.Bool failing
 }
 
 // New builds a pipeline. kg may be nil (the graph signal is then always degraded);
@@ -200,6 +202,8 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 			o.took, o.hits, o.err = time.Since(st), n, err
 			if err != nil {
 				p.retrieverError(name, err)
+			} else {
+				p.recovered(name)
 			}
 			return nil // a failing retriever never cancels the others
 		})
