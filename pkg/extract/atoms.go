@@ -76,14 +76,19 @@ func codeRegions(text string, spans []string) (regions []region, extra []string)
 	cursor := 0
 	for _, s := range spans {
 		s = strings.TrimSpace(s)
-		if s == "" {
+		if s == "" || isProseWord(s) {
+			// an everyday word: which of its occurrences in the text was the
+			// code cannot be told, and alone it names nothing
 			continue
 		}
-		k := strings.Index(text[cursor:], s)
+		k := indexWord(text[cursor:], s)
 		if k >= 0 {
 			k += cursor
 		} else {
-			k = strings.Index(text, s)
+			k = indexWord(text, s)
+		}
+		if k < 0 && strings.Contains(text, s) {
+			continue // only inside longer words: not this code
 		}
 		if k < 0 {
 			extra = append(extra, s)
@@ -97,6 +102,27 @@ func codeRegions(text string, spans []string) (regions []region, extra []string)
 	}
 	sort.Slice(regions, func(a, b int) bool { return regions[a].start < regions[b].start })
 	return regions, extra
+}
+
+// indexWord finds s in text where it does not continue a word on either side
+// ("platform" is not found inside "platforms"), or returns -1.
+func indexWord(text, s string) int {
+	for off := 0; off <= len(text)-len(s); {
+		k := strings.Index(text[off:], s)
+		if k < 0 {
+			return -1
+		}
+		k += off
+		before, after := runeBefore(text, k), runeAt(text, k+len(s))
+		okBefore := !isWordRune(runeAt(s, 0)) || !isWordRune(before)
+		last := runeBefore(s, len(s))
+		okAfter := !isWordRune(last) || !isWordRune(after)
+		if okBefore && okAfter {
+			return k
+		}
+		off = k + 1
+	}
+	return -1
 }
 
 func overlaps(rs []region, r region) bool {

@@ -69,7 +69,7 @@ func (x *Extractor) Document(doc Document) Result {
 	for hi, h := range headingTexts {
 		for _, rm := range x.matchText(h, aliases, false) {
 			support[rm.key] = true
-			if rm.source == SourcePattern {
+			if rm.source == SourcePattern && !isProseWord(rm.name) {
 				terms = append(terms, Term{Name: rm.name, Type: rm.typ, Source: TermHeading})
 			}
 			if hi == 0 && doc.Title != "" && rm.conf >= x.cfg.minConfidence && !rm.candidate {
@@ -90,7 +90,8 @@ func (x *Extractor) Document(doc Document) Result {
 				linkEntities[l.URL] = appendNew(linkEntities[l.URL], rm.key)
 			}
 		}
-		if n := len(strings.Fields(anchor)); n <= 4 && !genericAnchors[strings.ToLower(anchor)] && utf8.RuneCountInString(anchor) >= 2 {
+		if n := len(strings.Fields(anchor)); n <= 4 && !genericAnchors[strings.ToLower(anchor)] && utf8.RuneCountInString(anchor) >= 2 &&
+			!isProseWord(anchor) {
 			typ := "concept"
 			if len(ms) == 1 && ms[0].start == 0 && ms[0].end == len(anchor) {
 				typ = ms[0].typ
@@ -118,6 +119,9 @@ func (x *Extractor) Document(doc Document) Result {
 	}
 	for _, p := range preps {
 		for _, rm := range p.raw {
+			if isProseWord(rm.name) && rm.source != SourceAcronym {
+				continue // a learned everyday word would match all prose
+			}
 			switch {
 			case rm.candidate:
 				terms = append(terms, Term{Name: rm.name, Type: rm.typ, Source: TermCapitalised})

@@ -42,7 +42,15 @@ type LearnerConfig struct {
 	MinScore     float64 // summed source weights (heading, code, anchor, capitalised 1; acronym 2; default 3)
 	MaxTerms     int     // terms tracked at most (default 200 000); new terms beyond are ignored
 	MaxPairs     int     // entity pairs counted at most (default 2 000 000)
+	// MaxDocShare: a term without an identifier's shape (no underscore, dot,
+	// digit or inner capital) found in more than this share of the documents is
+	// not specific enough to be a name (default 0.3; applied from
+	// minDocsForShare documents on; 1 disables it).
+	MaxDocShare float64
 }
+
+// minDocsForShare is the corpus size from which MaxDocShare applies.
+const minDocsForShare = 20
 
 // Learner accumulates corpus statistics across documents: candidate terms (from
 // headings, code spans, anchor texts, capitalised names and acronym
@@ -94,6 +102,9 @@ func NewLearner(cfg LearnerConfig) *Learner {
 	}
 	if cfg.MaxPairs <= 0 {
 		cfg.MaxPairs = 2_000_000
+	}
+	if cfg.MaxDocShare <= 0 || cfg.MaxDocShare > 1 {
+		cfg.MaxDocShare = 0.3
 	}
 	return &Learner{cfg: cfg, terms: make(map[string]*termStats), docs: make(map[string]*docContribution),
 		entities: make(map[string]int), pairs: make(map[[2]string]int), promoted: make(map[string]*entry), dict: newDictionary()}
@@ -190,12 +201,20 @@ func (l *Learner) refresh() {
 	for _, k := range l.touched {
 		ts := l.terms[k]
 		should := ts != nil && ts.docs >= l.cfg.MinDocuments && ts.score >= l.cfg.MinScore
+		if should && len(l.docs) >= minDocsForShare && !identifierShaped(ts.name) &&
+			float64(ts.docs) > l.cfg.MaxDocShare*float64(len(l.docs)) {
+			should = false // everywhere: not specific
+		}
 		cur, promoted := l.promoted[k]
 		switch {
 		case should && (!promoted || cur.typ != bestType(ts.types) || cur.name != ts.name):
 			e := &entry{id: k, name: ts.name, typ: bestType(ts.types), source: SourceLearned}
 			delete(l.dict.keys, k)
-			l.dict.add(e, levelDefault, []string{e.name})
+			level := levelDefault
+			if isProseWord(e.name) {
+				level = levelCode // an everyday word: only in code or next to a cue
+			}
+			l.dict.add(e, level, []string{e.name})
 			l.promoted[k] = e
 		case !should && promoted:
 			delete(l.promoted, k)

@@ -272,6 +272,9 @@ func (m *matcher) accept(info *keyInfo, i, j int, surface, key string, plural bo
 			}
 			return 0, false
 		}
+		if single && m.standsAlone(i) && isEnglishWord(key) {
+			return 0, false // a label such as "Warning" or "Availability:"
+		}
 		if single && a[i].first && isCommonWord(key) {
 			if !m.startGuard(i) {
 				return 0, false
@@ -289,6 +292,23 @@ func (m *matcher) accept(info *keyInfo, i, j int, surface, key string, plural bo
 		return confLenient, true
 	}
 	return 0, false
+}
+
+// standsAlone reports whether atom i is alone on its line, or starts it before a
+// colon: the label of a note or a field, not a mention.
+func (m *matcher) standsAlone(i int) bool {
+	t := m.c.text
+	at := m.c.atoms[i]
+	ls := strings.LastIndexByte(t[:at.start], '\n') + 1
+	if strings.TrimSpace(t[ls:at.start]) != "" {
+		return false
+	}
+	rest := t[at.end:]
+	if le := strings.IndexByte(rest, '\n'); le >= 0 {
+		rest = rest[:le]
+	}
+	rest = strings.TrimSpace(rest)
+	return rest == "" || rest[0] == ':'
 }
 
 // startGuard accepts a capitalised everyday word at the start of a sentence only
@@ -442,7 +462,7 @@ func (m *matcher) codeUnits() {
 		if strings.HasPrefix(raw, "$ ") || strings.HasPrefix(raw, "> ") {
 			raw = strings.TrimSpace(raw[2:])
 		}
-		if strings.HasPrefix(raw, "--") && !strings.ContainsAny(raw, " \t\n") {
+		if strings.HasPrefix(raw, "--") && !strings.ContainsAny(raw, " \t\n") && !isPlaceholderFlag(raw) {
 			rm := m.patternMention(first, last, raw, "cli_option", 0.75)
 			rm.noRelation = true
 			m.out = append(m.out, rm)

@@ -36,7 +36,7 @@ func (m *matcher) pattern(i int) int {
 	}
 	switch {
 	case strings.HasPrefix(t, "--") && len(t) > 3:
-		if inCode {
+		if inCode && !isPlaceholderFlag(t) {
 			return emit(t, "cli_option", 0.75)
 		}
 		return 0
@@ -78,10 +78,19 @@ func (m *matcher) pattern(i int) int {
 		return emit(t, "identifier", 0.7)
 	case inCode && isIdent(t):
 		lower := strings.ToLower(t)
-		if m.nextByte(i) == '=' {
-			return emit(t, "identifier", 0.7)
+		block := m.inBlock(i)
+		if len(t) < 3 || functionWords[lower] || block && isPlainWord(t) {
+			// a code block: only tokens shaped like identifiers (or known,
+			// or called) are names; the rest is keywords and local variables
+			return 0
 		}
-		if isCommonWord(lower) || functionWords[lower] || len(t) < 3 {
+		if m.nextByte(i) == '=' && !placeholderNames[lower] {
+			return emit(t, "identifier", 0.7) // a keyword argument: check=True
+		}
+		if isProseWord(t) {
+			return 0 // an everyday word in code names nothing on its own
+		}
+		if isCommonWord(lower) || functionWords[lower] {
 			return 0
 		}
 		if isAllUpper(t) {
@@ -99,6 +108,16 @@ func (m *matcher) pattern(i int) int {
 }
 
 var configCues = []string{"setting", "settings", "parameter", "parameters", "directive", "configuration", "config", "option"}
+
+// inBlock reports whether atom i is inside a multi-line code region.
+func (m *matcher) inBlock(i int) bool {
+	c := m.c.atoms[i].code
+	if c < 0 {
+		return false
+	}
+	r := m.c.regions[c]
+	return strings.Contains(m.c.text[r.start:r.end], "\n")
+}
 
 func (m *matcher) nextByte(i int) byte {
 	e := m.c.atoms[i].end
