@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -8,7 +9,10 @@ import (
 )
 
 // region is a byte range of code inside a chunk's text.
-type region struct{ start, end int }
+type region struct {
+	start, end int
+	block      bool // a code block (fenced, multi-line or an interactive session), not inline code
+}
 
 // atom is the unit the matchers work on: a run of word characters. Hyphens and
 // slashes between word characters split atoms but are remembered (joinNext), so
@@ -70,7 +74,7 @@ func codeRegions(text string, spans []string) (regions []region, extra []string)
 			i += n
 			continue
 		}
-		regions = append(regions, region{i + n, closed})
+		regions = append(regions, region{start: i + n, end: closed, block: n >= 3 || strings.Contains(text[i+n:closed], "\n")})
 		i = closed + n
 	}
 	cursor := 0
@@ -94,14 +98,49 @@ func codeRegions(text string, spans []string) (regions []region, extra []string)
 			extra = append(extra, s)
 			continue
 		}
-		r := region{k, k + len(s)}
+		r := region{start: k, end: k + len(s), block: strings.Contains(s, "\n")}
 		if !overlaps(regions, r) {
 			regions = append(regions, r)
 		}
 		cursor = r.end
 	}
+	for _, b := range replBlocks(text) {
+		// the session holds the inline code located in it
+		regions = slices.DeleteFunc(regions, func(r region) bool { return r.start >= b.start && r.end <= b.end })
+		if !overlaps(regions, b) {
+			regions = append(regions, b)
+		}
+	}
 	sort.Slice(regions, func(a, b int) bool { return regions[a].start < regions[b].start })
 	return regions, extra
+}
+
+// replBlocks finds interactive-session examples in plain text, which crawled
+// pages carry without code markup: from a line starting with the ">>>" prompt
+// to the next blank line. They are code blocks: "class TZ(tzinfo):" defines no
+// acronym and their local names are no entities.
+func replBlocks(text string) []region {
+	var out []region
+	for pos := 0; pos < len(text); {
+		k := strings.Index(text[pos:], ">>>")
+		if k < 0 {
+			break
+		}
+		k += pos
+		if k > 0 && text[k-1] != '\n' || k+3 < len(text) && text[k+3] != ' ' && text[k+3] != '\n' {
+			pos = k + 3
+			continue
+		}
+		end := strings.Index(text[k:], "\n\n")
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += k
+		}
+		out = append(out, region{start: k, end: end, block: true})
+		pos = end
+	}
+	return out
 }
 
 // indexWord finds s in text where it does not continue a word on either side

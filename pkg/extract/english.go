@@ -64,15 +64,16 @@ func doubled(s string) bool {
 	return n >= 2 && s[n-1] == s[n-2]
 }
 
-// isPlainWord reports whether s is a single word of letters only, all lower
-// case or capitalised ("default", "Changed"): nothing in its shape says it is an
+// isPlainWord reports whether s is a single word of letters only, in lower,
+// title or upper case ("default", "Changed", "DEFAULT"): nothing in its shape says it is an
 // identifier (no underscore, dot, digit, call parentheses or inner capital).
 func isPlainWord(s string) bool {
 	if s == "" {
 		return false
 	}
+	upper := strings.ToUpper(s) == s
 	for i, r := range s {
-		if !unicode.IsLetter(r) || i > 0 && unicode.IsUpper(r) {
+		if !unicode.IsLetter(r) || i > 0 && unicode.IsUpper(r) && !upper {
 			return false
 		}
 	}

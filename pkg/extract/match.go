@@ -29,7 +29,7 @@ func prepare(id, text string, spans []string, maxBytes int) []*chunkCtx {
 		if len(s) > maxBytes {
 			continue
 		}
-		r := []region{{0, len(s)}}
+		r := []region{{start: 0, end: len(s), block: strings.Contains(s, "\n")}}
 		out = append(out, &chunkCtx{id: id, text: s, regions: r, atoms: atomize(s, r), extra: true})
 	}
 	return out
@@ -254,6 +254,12 @@ func (m *matcher) accept(info *keyInfo, i, j int, surface, key string, plural bo
 		}
 	}
 	if inCode {
+		if i == j && utf8.RuneCountInString(surface) == 1 {
+			return 0, false // a one-letter variable, not the C or R language
+		}
+		if syntaxTypes[info.e.typ] && m.inBlock(i) {
+			return 0, false // the syntax of a code block (import, def, for) names nothing
+		}
 		return confCode, true
 	}
 	if info.ci == levelDefault {
@@ -293,6 +299,12 @@ func (m *matcher) accept(info *keyInfo, i, j int, surface, key string, plural bo
 	}
 	return 0, false
 }
+
+// syntaxTypes are the types of a language's own syntax: named in prose or in an
+// inline code span (the `yield` keyword) they are a topic, in a code block they
+// are just code.
+// Concepts in a code block are variable names (parser, callback).
+var syntaxTypes = map[string]bool{"keyword": true, "operator": true, "concept": true}
 
 // standsAlone reports whether atom i is alone on its line, or starts it before a
 // colon: the label of a note or a field, not a mention.

@@ -11,7 +11,7 @@ func (m *matcher) pattern(i int) int {
 	a := m.c.atoms
 	at := a[i]
 	t := at.text
-	if !hasLetter(t) {
+	if !hasLetter(t) || placeholderNames[strings.ToLower(t)] {
 		return 0
 	}
 	if n := m.numbered(i); n > 0 {
@@ -115,8 +115,7 @@ func (m *matcher) inBlock(i int) bool {
 	if c < 0 {
 		return false
 	}
-	r := m.c.regions[c]
-	return strings.Contains(m.c.text[r.start:r.end], "\n")
+	return m.c.regions[c].block
 }
 
 func (m *matcher) nextByte(i int) byte {
