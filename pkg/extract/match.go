@@ -260,6 +260,9 @@ func (m *matcher) accept(info *keyInfo, i, j int, surface, key string, plural bo
 		if syntaxTypes[info.e.typ] && m.inBlock(i) {
 			return 0, false // the syntax of a code block (import, def, for) names nothing
 		}
+		if caseTypes[info.e.typ] && !declared {
+			return 0, false // code is case-sensitive: 'event' is not the class Event
+		}
 		return confCode, true
 	}
 	if info.ci == levelDefault {
@@ -305,6 +308,11 @@ func (m *matcher) accept(info *keyInfo, i, j int, surface, key string, plural bo
 // are just code.
 // Concepts in a code block are variable names (parser, callback).
 var syntaxTypes = map[string]bool{"keyword": true, "operator": true, "concept": true}
+
+// caseTypes are the types whose names are code identifiers, matched in code only
+// as declared.
+var caseTypes = map[string]bool{"class": true, "exception": true, "function": true, "method": true,
+	"attribute": true, "constant": true, "decorator": true}
 
 // standsAlone reports whether atom i is alone on its line, or starts it before a
 // colon: the label of a note or a field, not a mention.

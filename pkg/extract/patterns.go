@@ -53,7 +53,7 @@ func (m *matcher) pattern(i int) int {
 		return 0
 	case specialFiles[t]:
 		return emit(t, "file", 0.85)
-	case at.call && isIdent(t) && len(t) > 1:
+	case at.call && isIdent(t) && len(t) > 1 && !(m.inBlock(i) && isProseWord(t)):
 		if unicode.IsUpper(runeAt(t, 0)) {
 			return emit(t, "class", 0.75)
 		}
@@ -188,8 +188,9 @@ func (m *matcher) dotted(i int) (string, float64) {
 	t := at.text
 	inCode := at.code >= 0
 	if strings.HasPrefix(t, ".") {
-		if inCode {
-			return "file", 0.6
+		rest := strings.ToLower(t[1:])
+		if inCode && (knownExts[rest] || isIdent(rest) && !strings.Contains(rest, ".") && !isProseWord(rest)) {
+			return "file", 0.6 // .bashrc, .env; not .keys (a method) or .17f (a format)
 		}
 		return "", 0
 	}
@@ -200,6 +201,9 @@ func (m *matcher) dotted(i int) (string, float64) {
 		}
 	}
 	last, first := segs[len(segs)-1], segs[0]
+	if placeholderNames[strings.ToLower(first)] {
+		return "", 0 // spam.eggs, foo.bar()
+	}
 	firstInfo, _ := m.x.lookup(Key(first))
 	codeOwner := firstInfo != nil && codeOwnerTypes[firstInfo.e.typ]
 	if !at.call && knownExts[strings.ToLower(last)] && !(weakExts[strings.ToLower(last)] && codeOwner) {
@@ -237,7 +241,7 @@ func (m *matcher) dotted(i int) (string, float64) {
 		return "attribute", 0.7
 	}
 	if inCode {
-		if isLowerAlphaNum(last) && len(last) >= 2 && len(last) <= 8 && len(segs) == 2 {
+		if isLowerAlphaNum(last) && len(last) >= 2 && len(last) <= 8 && len(segs) == 2 && !unicode.IsUpper(runeAt(first, 0)) {
 			return "file", 0.6
 		}
 		return "identifier", 0.6

@@ -1,0 +1,93 @@
+package extract
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type codeWordsSet struct {
+	Documents []Document `json:"documents"`
+	MustNot   []string   `json:"must_not"`
+	Must      []string   `json:"must"`
+}
+
+// TestCodeWords runs documentation pages whose code spans and code blocks are
+// full of everyday words (as crawled pages send them) through an extractor with
+// a learner, twice so that learned terms take effect: the everyday words must
+// not become entities, not even after the learner has seen them in three
+// documents, while the real identifiers must.
+func TestCodeWords(t *testing.T) {
+	b, err := os.ReadFile("testdata/codewords/docs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set codeWordsSet
+	if err := json.Unmarshal(b, &set); err != nil {
+		t.Fatalf("decode testdata/codewords/docs.json: %v", err)
+	}
+	l := NewLearner(LearnerConfig{})
+	x, err := New(WithLearner(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range set.Documents {
+		x.Document(d)
+	}
+	found := make(map[string][]string) // entity id -> chunks
+	for _, d := range set.Documents {
+		res := x.Document(d)
+		for _, m := range res.Mentions {
+			found[m.EntityID] = append(found[m.EntityID], m.ChunkID)
+		}
+	}
+	t.Run("everyday words", func(t *testing.T) {
+		for _, w := range set.MustNot {
+			if chunks, ok := found[x.Resolve(w)]; ok {
+				t.Errorf("%q is an entity in chunks %v, want no entity", w, chunks)
+			}
+		}
+	})
+	t.Run("identifiers", func(t *testing.T) {
+		for _, w := range set.Must {
+			if _, ok := found[x.Resolve(w)]; !ok {
+				t.Errorf("%q (id %s) is not an entity, want one", w, x.Resolve(w))
+			}
+		}
+	})
+	t.Run("learned terms", func(t *testing.T) {
+		for _, lt := range l.Promoted() {
+			if slices.Contains(set.MustNot, strings.ToLower(lt.Name)) {
+				t.Errorf("learner promoted %q (%s, %d documents), want everyday words left alone", lt.Name, lt.Type, lt.Documents)
+			}
+		}
+	})
+	t.Run("query", func(t *testing.T) {
+		for _, q := range []string{"default mode without version", "module function message value"} {
+			if got := x.Query(q); len(got) != 0 {
+				t.Errorf("Query(%q) = %v, want no entities", q, got)
+			}
+		}
+	})
+}
+
+func TestIsProseWord(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"default", true}, {"Changed", true}, {"DEFAULT", true}, {"values", true}, {"named", true},
+		{"calling", true}, {"entries", true}, {"foo", true}, {"a", true},
+		{"asyncio", false}, {"zipfile", false}, {"max_bytes", false}, {"os.path", false}, {"ValueError", false},
+		{"print()", false}, {"utf8", false}, {"kubectl", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := isProseWord(tt.in); got != tt.want {
+				t.Errorf("isProseWord(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
