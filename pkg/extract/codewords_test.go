@@ -91,3 +91,36 @@ func TestIsProseWord(t *testing.T) {
 		})
 	}
 }
+
+// TestUpperCaseNamesNeedTheirCase: a known all-capital name that is also an
+// English word (the DISPLAY variable, the SELECT keyword) is found only as
+// written, not in the everyday word.
+func TestUpperCaseNamesNeedTheirCase(t *testing.T) {
+	x, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text, name, written string
+	}{
+		{"Export DISPLAY before the viewer starts, or it cannot display the chart.", "DISPLAY", "DISPLAY"},
+		{"Select the rows with a SELECT statement and display them.", "SELECT", "SELECT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := x.Document(Document{ID: "d", Chunks: []Chunk{{ID: "c", Text: tt.text}}})
+			id := x.Resolve(tt.name)
+			var got []string
+			for _, m := range res.Mentions {
+				if m.EntityID == id {
+					for _, o := range m.Offsets {
+						got = append(got, tt.text[o.Start:o.End])
+					}
+				}
+			}
+			if want := []string{tt.written}; !slices.Equal(got, want) {
+				t.Errorf("mentions of %s = %q, want %q", tt.name, got, want)
+			}
+		})
+	}
+}

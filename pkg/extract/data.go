@@ -189,6 +189,9 @@ func effectiveLevel(form, key string, declared matchLevel) matchLevel {
 	if single && len(form) <= 4 && isAllUpper(form) {
 		return levelNone
 	}
+	if single && isAllUpper(form) && isEnglishWord(key) {
+		return levelNone // DISPLAY, SHELL: the variable, not "display" or "shell"
+	}
 	return levelDefault
 }
 

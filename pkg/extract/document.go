@@ -69,7 +69,7 @@ func (x *Extractor) Document(doc Document) Result {
 	for hi, h := range headingTexts {
 		for _, rm := range x.matchText(h, aliases, false) {
 			support[rm.key] = true
-			if rm.source == SourcePattern && !isProseWord(rm.name) {
+			if rm.source == SourcePattern && !proseKey(rm.name) {
 				terms = append(terms, Term{Name: rm.name, Type: rm.typ, Source: TermHeading})
 			}
 			if hi == 0 && doc.Title != "" && rm.conf >= x.cfg.minConfidence && !rm.candidate {
@@ -91,7 +91,7 @@ func (x *Extractor) Document(doc Document) Result {
 			}
 		}
 		if n := len(strings.Fields(anchor)); n <= 4 && !genericAnchors[strings.ToLower(anchor)] && utf8.RuneCountInString(anchor) >= 2 &&
-			!isProseWord(anchor) {
+			!proseKey(anchor) {
 			typ := "concept"
 			if len(ms) == 1 && ms[0].start == 0 && ms[0].end == len(anchor) {
 				typ = ms[0].typ
@@ -119,7 +119,7 @@ func (x *Extractor) Document(doc Document) Result {
 	}
 	for _, p := range preps {
 		for _, rm := range p.raw {
-			if isProseWord(rm.name) && rm.source != SourceAcronym {
+			if rm.source != SourceAcronym && proseKey(rm.name) {
 				continue // a learned everyday word would match all prose
 			}
 			switch {

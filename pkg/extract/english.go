@@ -94,15 +94,25 @@ func isProseWord(s string) bool {
 // proper technical name by its shape alone: an underscore, dot, digit, call
 // parentheses, or a capital after the first letter (CamelCase, acronyms).
 func identifierShaped(s string) bool {
-	for i, r := range s {
+	var prev rune
+	for _, r := range s {
 		switch {
 		case r == '_' || r == '.' || r == '(' || unicode.IsDigit(r):
 			return true
-		case i > 0 && unicode.IsUpper(r):
-			return true
+		case unicode.IsUpper(r) && unicode.IsLetter(prev):
+			return true // within a word: PgBouncer, macOS, GiST, HTTP
 		}
+		prev = r
 	}
 	return false
+}
+
+// proseKey reports whether a name, once normalised to its key, is an everyday
+// word or too short to be a name: "/a", "--file" and "-b" match as "a",
+// "file" and "b" and would turn ordinary prose into mentions.
+func proseKey(name string) bool {
+	k := Key(name)
+	return len(k) <= 2 || isProseWord(k)
 }
 
 // isPlaceholderFlag reports whether a command-line flag is an example

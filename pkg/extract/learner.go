@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -42,9 +43,10 @@ type LearnerConfig struct {
 	MinScore     float64 // summed source weights (heading, code, anchor, capitalised 1; acronym 2; default 3)
 	MaxTerms     int     // terms tracked at most (default 200 000); new terms beyond are ignored
 	MaxPairs     int     // entity pairs counted at most (default 2 000 000)
-	// MaxDocShare: a term without an identifier's shape (no underscore, dot,
-	// digit or inner capital) found in more than this share of the documents is
-	// not specific enough to be a name (default 0.3; applied from
+	// MaxDocShare: a term of several words, or one without an identifier's
+	// shape (no underscore, dot, digit or inner capital), found or matched in
+	// more than this share of the documents is not specific enough to be a name
+	// (navigation links, boilerplate) (default 0.3; applied from
 	// minDocsForShare documents on; 1 disables it).
 	MaxDocShare float64
 }
@@ -64,11 +66,14 @@ type Learner struct {
 	terms    map[string]*termStats
 	docs     map[string]*docContribution
 	chunks   int
-	entities map[string]int
-	pairs    map[[2]string]int
-	promoted map[string]*entry
-	dict     *dictionary
-	touched  []string // keys changed since the last refresh
+	entities map[string]int // chunks holding each entity
+	// entityDocs counts the documents holding each entity: a promoted term
+	// matched all over the corpus is not specific (MaxDocShare)
+	entityDocs map[string]int
+	pairs      map[[2]string]int
+	promoted   map[string]*entry
+	dict       *dictionary
+	touched    []string // keys changed since the last refresh
 }
 
 type termStats struct {
@@ -107,7 +112,7 @@ func NewLearner(cfg LearnerConfig) *Learner {
 		cfg.MaxDocShare = 0.3
 	}
 	return &Learner{cfg: cfg, terms: make(map[string]*termStats), docs: make(map[string]*docContribution),
-		entities: make(map[string]int), pairs: make(map[[2]string]int), promoted: make(map[string]*entry), dict: newDictionary()}
+		entities: make(map[string]int), entityDocs: make(map[string]int), pairs: make(map[[2]string]int), promoted: make(map[string]*entry), dict: newDictionary()}
 }
 
 // Observe records a document's terms and the entity ids of each of its chunks,
@@ -175,6 +180,21 @@ func (l *Learner) apply(c *docContribution, sign int) {
 		}
 	}
 	l.chunks += sign * len(c.chunks)
+	inDoc := make(map[string]bool)
+	for _, set := range c.chunks {
+		for _, e := range set {
+			inDoc[e] = true
+		}
+	}
+	for e := range inDoc {
+		if _, ok := l.promoted[e]; ok {
+			l.touched = append(l.touched, e) // its document share changed
+		}
+		l.entityDocs[e] += sign
+		if l.entityDocs[e] <= 0 {
+			delete(l.entityDocs, e)
+		}
+	}
 	for _, set := range c.chunks {
 		for i, a := range set {
 			l.entities[a] += sign
@@ -201,9 +221,12 @@ func (l *Learner) refresh() {
 	for _, k := range l.touched {
 		ts := l.terms[k]
 		should := ts != nil && ts.docs >= l.cfg.MinDocuments && ts.score >= l.cfg.MinScore
-		if should && len(l.docs) >= minDocsForShare && !identifierShaped(ts.name) &&
-			float64(ts.docs) > l.cfg.MaxDocShare*float64(len(l.docs)) {
+		if should && len(l.docs) >= minDocsForShare && (!identifierShaped(ts.name) || strings.Contains(ts.name, " ")) &&
+			float64(max(ts.docs, l.entityDocs[k])) > l.cfg.MaxDocShare*float64(len(l.docs)) {
 			should = false // everywhere: not specific
+		}
+		if should && proseKey(ts.name) && !isProseWord(ts.name) {
+			should = false // "/a", "--file": would match the everyday word
 		}
 		cur, promoted := l.promoted[k]
 		switch {
