@@ -144,3 +144,70 @@ func TestLearnerSaveLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnerSpecificity: terms on every page (navigation links, or matched
+// everywhere once promoted) and terms whose key is an everyday word are not
+// promoted; an identifier-shaped term on every page is.
+func TestLearnerSpecificity(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	for i := range 30 {
+		terms := []Term{
+			{Name: "Report a Bug", Type: "concept", Source: TermAnchor},
+			{Name: "Report a Bug", Type: "concept", Source: TermHeading},
+			{Name: "QuerySet", Type: "class", Source: TermCode},
+			{Name: "QuerySet", Type: "class", Source: TermHeading},
+			{Name: "--file", Type: "cli_option", Source: TermCode},
+			{Name: "--file", Type: "cli_option", Source: TermHeading},
+		}
+		if i%10 == 0 {
+			terms = append(terms, Term{Name: "Shard Keeper", Type: "software", Source: TermHeading},
+				Term{Name: "Shard Keeper", Type: "software", Source: TermCapitalised})
+		}
+		l.Observe(fmt.Sprintf("d%d", i), terms, nil)
+	}
+	got := make(map[string]bool)
+	for _, p := range l.Promoted() {
+		got[p.ID] = true
+	}
+	for id, want := range map[string]bool{"report-a-bug": false, "file": false, "queryset": true, "shard-keeper": true} {
+		if got[id] != want {
+			t.Errorf("promoted[%s] = %v, want %v (promoted: %v)", id, got[id], want, l.Promoted())
+		}
+	}
+}
+
+// TestLearnerEverydayWordsOnlyInCode: a term made of an everyday word that does
+// get promoted (a Learner fed directly) matches only in code or next to a cue,
+// never in plain prose.
+func TestLearnerEverydayWordsOnlyInCode(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	for _, d := range []string{"d1", "d2"} {
+		l.Observe(d, []Term{{Name: "Namespace", Type: "class", Source: TermCode}, {Name: "Namespace", Type: "class", Source: TermHeading}}, nil)
+	}
+	x, err := New(WithLearner(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"Every namespace has a name.", 0},
+		{"The parser returns a `Namespace` with the values.", 1},
+		{"The parser returns a Namespace object with the values.", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			res := x.Document(Document{ID: "q", Chunks: []Chunk{{ID: "c", Text: tt.text}}})
+			n := 0
+			for _, m := range res.Mentions {
+				if m.EntityID == "namespace" {
+					n += m.Count
+				}
+			}
+			if n != tt.want {
+				t.Errorf("mentions of namespace = %d, want %d", n, tt.want)
+			}
+		})
+	}
+}
