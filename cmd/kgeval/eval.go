@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
@@ -199,6 +200,7 @@ type Paired struct {
 	A, B               string
 	Wins, Ties, Losses int
 	MeanDiff           float64
+	SignP              float64 // two-sided sign test p-value of Wins against Losses
 }
 
 // Compare pairs a against b over the queries both answered.
@@ -225,5 +227,24 @@ func Compare(a, b *MethodResult, eps float64) Paired {
 	if n > 0 {
 		p.MeanDiff /= float64(n)
 	}
+	p.SignP = SignTest(p.Wins, p.Losses)
 	return p
+}
+
+// SignTest is the two-sided exact sign test p-value of wins against losses (ties
+// dropped): the probability, if neither method were better, of a split at least
+// this uneven.
+func SignTest(wins, losses int) float64 {
+	n := wins + losses
+	if n == 0 {
+		return 1
+	}
+	k := min(wins, losses)
+	// P(X <= k) for X ~ Binomial(n, 1/2), summed in log space to stay finite.
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x + 1)); return v }
+	p := 0.0
+	for i := 0; i <= k; i++ {
+		p += math.Exp(lg(n) - lg(i) - lg(n-i) - float64(n)*math.Ln2)
+	}
+	return min(1, 2*p)
 }

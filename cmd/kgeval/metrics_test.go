@@ -116,3 +116,27 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+func TestSignTest(t *testing.T) {
+	// Worked by hand: 5 wins 0 losses: 2 * (1/2)^5 = 0.0625; 2 wins 1 loss:
+	// 2 * (1 + 3)/8 = 1 (capped); 8 wins 2 losses: 2 * (1 + 10 + 45)/1024 = 0.109375.
+	tests := []struct {
+		wins, losses int
+		want         float64
+	}{
+		{5, 0, 0.0625},
+		{0, 5, 0.0625},
+		{2, 1, 1},
+		{8, 2, 0.109375},
+		{0, 0, 1},
+		{1, 1, 1},
+	}
+	for _, tc := range tests {
+		if got := SignTest(tc.wins, tc.losses); !approx(got, tc.want) {
+			t.Errorf("SignTest(%d, %d) = %v, want %v", tc.wins, tc.losses, got, tc.want)
+		}
+	}
+	if got := SignTest(400, 100); got <= 0 || got > 1e-30 {
+		t.Errorf("SignTest(400, 100) = %g, want a tiny positive p", got)
+	}
+}

@@ -108,7 +108,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Comparisons) > 0 {
 		fmt.Fprintln(w)
 		for _, p := range r.Comparisons {
-			fmt.Fprintf(w, "%s vs %s: nDCG@%d %+.3f; per query %d better, %d equal, %d worse\n", p.A, p.B, r.K, p.MeanDiff, p.Wins, p.Ties, p.Losses)
+			fmt.Fprintf(w, "%s vs %s: nDCG@%d %+.3f; per query %d better, %d equal, %d worse (sign test p=%.2g)\n", p.A, p.B, r.K, p.MeanDiff, p.Wins, p.Ties, p.Losses, p.SignP)
 		}
 	}
 	for _, p := range r.Problems {
@@ -139,7 +139,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(r.Comparisons) > 0 {
 		fmt.Fprintln(w)
 		for _, p := range r.Comparisons {
-			fmt.Fprintf(w, "- %s vs %s: nDCG@%d %+.3f; per query %d better, %d equal, %d worse\n", p.A, p.B, r.K, p.MeanDiff, p.Wins, p.Ties, p.Losses)
+			fmt.Fprintf(w, "- %s vs %s: nDCG@%d %+.3f; per query %d better, %d equal, %d worse (sign test p=%.2g)\n", p.A, p.B, r.K, p.MeanDiff, p.Wins, p.Ties, p.Losses, p.SignP)
 		}
 	}
 	for _, p := range r.Problems {
