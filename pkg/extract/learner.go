@@ -233,10 +233,7 @@ func (l *Learner) refresh() {
 		case should && (!promoted || cur.typ != bestType(ts.types) || cur.name != ts.name):
 			e := &entry{id: k, name: ts.name, typ: bestType(ts.types), source: SourceLearned}
 			delete(l.dict.keys, k)
-			level := levelDefault
-			if isProseWord(e.name) {
-				level = levelCode // an everyday word: only in code or next to a cue
-			}
+			level := learnedLevel(e.name)
 			l.dict.add(e, level, []string{e.name})
 			l.promoted[k] = e
 		case !should && promoted:
@@ -245,6 +242,22 @@ func (l *Learner) refresh() {
 		}
 	}
 	l.touched = l.touched[:0]
+}
+
+// learnedLevel is how much evidence a promoted term needs to match. A single
+// plain word may be a code name that is also a verb or a noun of prose (split,
+// extract, lineno): in lower case it matches only in code, before '(' or next
+// to a cue word; capitalised (Quillmesh, Hashable) only as written, and in code;
+// an everyday word (Namespace) only in code or next to a cue. Names of several
+// words or with an identifier's shape match in any case.
+func learnedLevel(name string) matchLevel {
+	switch {
+	case !isPlainWord(name):
+		return levelDefault
+	case isProseWord(name) || !hasUpper(name):
+		return levelCode
+	}
+	return levelNone
 }
 
 func bestType(votes map[string]float64) string {

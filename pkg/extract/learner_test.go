@@ -211,3 +211,46 @@ func TestLearnerEverydayWordsOnlyInCode(t *testing.T) {
 		})
 	}
 }
+
+// TestLearnedWordLevels: a promoted single word in lower case matches in code
+// only (it may be a verb of prose: split, extract); a capitalised one only as
+// written; a name of several words in any case.
+func TestLearnedWordLevels(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	for _, d := range []string{"d1", "d2"} {
+		l.Observe(d, []Term{
+			{Name: "splitext", Type: "function", Source: TermCode}, {Name: "splitext", Type: "function", Source: TermHeading},
+			{Name: "Quillmesh", Type: "software", Source: TermHeading}, {Name: "Quillmesh", Type: "software", Source: TermAnchor},
+			{Name: "Shard Keeper", Type: "software", Source: TermHeading}, {Name: "Shard Keeper", Type: "software", Source: TermAnchor},
+		}, nil)
+	}
+	x, err := New(WithLearner(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text, id string
+		want     int
+	}{
+		{"We splitext the names first.", "splitext", 0},
+		{"Call `splitext` on the name.", "splitext", 1},
+		{"Call splitext() on the name.", "splitext", 1},
+		{"Quillmesh routes the request.", "quillmesh", 1},
+		{"the quillmesh of the port", "quillmesh", 0},
+		{"a shard keeper holds the lease", "shard-keeper", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			res := x.Document(Document{ID: "q", Chunks: []Chunk{{ID: "c", Text: tt.text}}})
+			n := 0
+			for _, m := range res.Mentions {
+				if m.EntityID == tt.id {
+					n += m.Count
+				}
+			}
+			if n != tt.want {
+				t.Errorf("mentions of %s = %d, want %d", tt.id, n, tt.want)
+			}
+		})
+	}
+}
