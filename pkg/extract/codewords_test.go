@@ -124,3 +124,50 @@ func TestUpperCaseNamesNeedTheirCase(t *testing.T) {
 		})
 	}
 }
+
+// TestAddKnownEverydayWord: an everyday word the graph hands back as a live
+// gazetteer entry matches only in code, not all over prose.
+func TestAddKnownEverydayWord(t *testing.T) {
+	x, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.AddKnown("Availability", "concept"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.AddKnown("Quokka Engine", "database"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text, id string
+		want     int
+	}{
+		{"Notes on the availability of these functions.", "availability", 0},
+		{"Availability is checked first.", "availability", 0},
+		{"The `availability` field holds it.", "availability", 1},
+		{"The quokka engine stores rows.", "quokka-engine", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			res := x.Document(Document{ID: "d", Chunks: []Chunk{{ID: "c", Text: tt.text}}})
+			n := 0
+			for _, m := range res.Mentions {
+				if m.EntityID == tt.id {
+					n += m.Count
+				}
+			}
+			if n != tt.want {
+				t.Errorf("mentions of %s = %d, want %d", tt.id, n, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsEverydayWord(t *testing.T) {
+	for in, want := range map[string]bool{"default": true, "--file": true, "/a": true, "Availability": true, "xy": true,
+		"asyncio": false, "--verbose-json": false, "Kafka": false, "write-ahead log": false} {
+		if got := IsEverydayWord(in); got != want {
+			t.Errorf("IsEverydayWord(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -310,9 +310,20 @@ func (x *Extractor) AddKnown(name, typ string, aliases ...string) error {
 	if info, ok := x.static.keys[e.id]; ok {
 		e = info.e
 	}
-	x.live.add(e, levelDefault, forms)
+	level := levelDefault
+	if isProseWord(name) {
+		level = levelCode // "Availability" from the graph: in code or next to a cue only
+	}
+	x.live.add(e, level, forms)
 	return nil
 }
+
+// IsEverydayWord reports whether name, once normalised, is a single everyday
+// English word or generic documentation vocabulary ("default", "Changed",
+// "values"; also "--file" and "/a", whose keys are "file" and "a"), or a key of
+// at most two characters. Such a name is no entity on its own: callers that
+// turn names into gazetteer entries or query terms should skip it.
+func IsEverydayWord(name string) bool { return proseKey(name) }
 
 // lookup finds a key in the embedded gazetteer, then in the live entries, then
 // among the terms the learner has promoted.
