@@ -133,7 +133,7 @@ func (d *dictionary) add(e *entry, level matchLevel, forms []string) *entry {
 			info = &keyInfo{e: owner, named: !genericTypes[owner.typ]}
 			d.keys[k] = info
 		}
-		lv := effectiveLevel(f, k, level)
+		lv := effectiveLevel(f, k, level, owner.typ)
 		if ok && info.e != e && info.e != owner {
 			lv = min(lv, info.ci) // another entity's key: its own strictness holds
 			if info.ci == levelCode && lv == levelNone {
@@ -169,15 +169,21 @@ func (d *dictionary) add(e *entry, level matchLevel, forms []string) *entry {
 	return owner
 }
 
+// termOfArtTypes are the types whose one-word names the gazetteer declares as
+// terms of art (recursion, callback, caching): the documentation vocabulary of
+// english.txt does not tighten them, only the everyday words of commonWords do.
+var termOfArtTypes = map[string]bool{"concept": true, "algorithm": true, "design_pattern": true,
+	"data_structure": true, "metric": true}
+
 // effectiveLevel tightens the declared level of one written form: everyday words
 // need their written case (or code), short lower-case names need code, and short
 // all-capital acronyms need their case.
-func effectiveLevel(form, key string, declared matchLevel) matchLevel {
+func effectiveLevel(form, key string, declared matchLevel, typ string) matchLevel {
 	if declared != levelDefault {
 		return declared
 	}
 	single := !strings.ContainsAny(form, " -/")
-	if single && isCommonWord(key) {
+	if single && (isCommonWord(key) || !termOfArtTypes[typ] && isEnglishWord(key)) {
 		if hasUpper(form) {
 			return levelNone // case-sensitive only
 		}

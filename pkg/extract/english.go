@@ -36,7 +36,7 @@ func isEnglishWord(w string) bool {
 		return true
 	}
 	n := len(w)
-	try := func(base string) bool { return len(base) >= 2 && inEnglish(base) }
+	try := func(base string) bool { return len(base) >= 3 && inEnglish(base) } // not "be" in "bing"
 	switch {
 	case strings.HasSuffix(w, "ies") && n > 4 && try(w[:n-3]+"y"),
 		strings.HasSuffix(w, "es") && try(w[:n-2]),
