@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
@@ -537,7 +539,7 @@ func (r *jobRun) redirect(ctx context.Context, base *url.URL, it store.FrontierI
 	if !ok {
 		return outcome{state: store.FrontierSkipped, reason: SkipRedirectOutOfScope, err: fmt.Errorf("redirect to %s is outside the crawl's scope", location)}
 	}
-	if _, err := r.e.st.EnqueueURLs(ctx, r.job.ID, []store.FrontierURL{{URL: c, Depth: it.Depth}}); err != nil {
+	if err := r.enqueue(ctx, []store.FrontierURL{{URL: c, Depth: it.Depth}}); err != nil {
 		if ctx.Err() != nil {
 			return outcome{}
 		}
@@ -573,8 +575,28 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 		seen[c] = true
 		urls = append(urls, store.FrontierURL{URL: c, Depth: it.Depth + 1})
 	}
-	_, err := r.e.st.EnqueueURLs(ctx, r.job.ID, urls)
+	return r.enqueue(ctx, urls)
+}
+
+// enqueue adds URLs to the frontier, retrying InnoDB deadlocks: workers
+// inserting overlapping links at once can deadlock on the unique key.
+// TODO(store): store.EnqueueURLs could retry these itself, as its
+// transactions do.
+func (r *jobRun) enqueue(ctx context.Context, urls []store.FrontierURL) error {
+	var err error
+	for attempt := 1; attempt <= 5; attempt++ {
+		if _, err = r.e.st.EnqueueURLs(ctx, r.job.ID, urls); err == nil || !deadlock(err) {
+			return err
+		}
+		sleepCtx(ctx, time.Duration(attempt)*20*time.Millisecond)
+	}
 	return err
+}
+
+// deadlock reports an InnoDB deadlock (1213) or lock wait timeout (1205).
+func deadlock(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
 }
 
 // classifyFetchError maps a fetch error to a frontier outcome.
