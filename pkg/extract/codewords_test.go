@@ -70,6 +70,16 @@ func TestCodeWords(t *testing.T) {
 				t.Errorf("Query(%q) = %v, want no entities", q, got)
 			}
 		}
+		q := "asyncio json module os.path print()"
+		var ids []string
+		for _, e := range x.Query(q) {
+			ids = append(ids, e.ID)
+		}
+		for _, want := range []string{"asyncio", "json", "os.path", "print"} {
+			if !slices.Contains(ids, x.Resolve(want)) {
+				t.Errorf("Query(%q) = %v, want %s among them", q, ids, x.Resolve(want))
+			}
+		}
 	})
 }
 
