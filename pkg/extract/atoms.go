@@ -143,6 +143,34 @@ func replBlocks(text string) []region {
 	return out
 }
 
+// withGivenRanges puts the caller's exact code ranges first: a found region
+// that overlaps one of them is dropped. Ranges outside the text, empty, or not
+// on rune boundaries are ignored.
+func withGivenRanges(text string, found []region, inline, blocks []Span) []region {
+	var given []region
+	add := func(spans []Span, block bool) {
+		for _, s := range spans {
+			if s.Start < 0 || s.End > len(text) || s.Start >= s.End ||
+				!utf8.RuneStart(text[s.Start]) || s.End < len(text) && !utf8.RuneStart(text[s.End]) {
+				continue
+			}
+			r := region{start: s.Start, end: s.End, block: block || strings.Contains(text[s.Start:s.End], "\n")}
+			if !overlaps(given, r) {
+				given = append(given, r)
+			}
+		}
+	}
+	add(blocks, true)
+	add(inline, false)
+	for _, r := range found {
+		if !overlaps(given, r) {
+			given = append(given, r)
+		}
+	}
+	sort.Slice(given, func(a, b int) bool { return given[a].start < given[b].start })
+	return given
+}
+
 // indexWord finds s in text where it does not continue a word on either side
 // ("platform" is not found inside "platforms"), or returns -1.
 func indexWord(text, s string) int {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -179,5 +180,47 @@ func TestIsEverydayWord(t *testing.T) {
 		if got := IsEverydayWord(in); got != want {
 			t.Errorf("IsEverydayWord(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// TestCodeRanges: exact code ranges from the caller decide what is code; bad
+// ranges are ignored.
+func TestCodeRanges(t *testing.T) {
+	x, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "Open it with the with statement; it works with zipfile.\n\nfor name in names:\n    print(name)\n\nDone with é."
+	at := func(s string, nth int) Span {
+		k := -1
+		for range nth {
+			k += 1 + strings.Index(text[k+1:], s)
+		}
+		return Span{k, k + len(s)}
+	}
+	block := Span{strings.Index(text, "for name"), strings.Index(text, "\n\nDone")}
+	e := strings.Index(text, "é")
+	ch := Chunk{ID: "c", Text: text,
+		CodeRanges: []Span{at("with", 2), at("zipfile", 1), {-1, 3}, {5, 500}, {e + 1, e + 2}, {9, 9}},
+		CodeBlocks: []Span{block}}
+	res := x.Document(Document{ID: "d", Chunks: []Chunk{ch}})
+	got := make(map[string][]string)
+	for _, m := range res.Mentions {
+		for _, o := range m.Offsets {
+			got[m.EntityID] = append(got[m.EntityID], fmt.Sprintf("%d:%s", o.Start, text[o.Start:o.End]))
+		}
+	}
+	want := map[string][]string{
+		"with":    {fmt.Sprintf("%d:with", at("with", 2).Start)},
+		"zipfile": {fmt.Sprintf("%d:zipfile", at("zipfile", 1).Start)},
+		"print":   {fmt.Sprintf("%d:print", strings.Index(text, "print"))},
+	}
+	for id, w := range want {
+		if !slices.Equal(got[id], w) {
+			t.Errorf("mentions of %s = %v, want %v", id, got[id], w)
+		}
+	}
+	if g, ok := got["for"]; ok {
+		t.Errorf("mentions of the keyword for = %v, want none (syntax of a code block)", g)
 	}
 }

@@ -33,7 +33,7 @@ func (x *Extractor) Document(doc Document) Result {
 	// 1. prepare the chunks and collect acronym definitions over the whole document
 	preps := make([]*preparedChunk, 0, len(doc.Chunks))
 	for _, ch := range doc.Chunks {
-		p := &preparedChunk{chunk: ch, ctxs: prepare(ch.ID, ch.Text, ch.CodeSpans, x.cfg.maxChunkBytes)}
+		p := &preparedChunk{chunk: ch, ctxs: prepareChunk(ch, x.cfg.maxChunkBytes)}
 		for _, c := range p.ctxs {
 			defs := findAcronyms(c)
 			x.defineAcronyms(defs, aliases)

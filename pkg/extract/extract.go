@@ -22,11 +22,18 @@ type Document struct {
 // (any fence length); CodeSpans lists further code snippets, which are located in
 // Text when they occur there and are analysed on their own otherwise (their
 // mentions then have no offsets).
+//
+// CodeRanges and CodeBlocks, when the caller knows them (an HTML renderer does),
+// are the exact byte ranges of Text that are inline code and code blocks; they
+// spare the guessing that CodeSpans needs (which occurrence of "default" was
+// the code?). Ranges outside Text or not on UTF-8 boundaries are ignored.
 type Chunk struct {
 	ID          string   `json:"id"`
 	Text        string   `json:"text"`
 	HeadingPath []string `json:"heading_path,omitempty"`
 	CodeSpans   []string `json:"code_spans,omitempty"`
+	CodeRanges  []Span   `json:"code_ranges,omitempty"`
+	CodeBlocks  []Span   `json:"code_blocks,omitempty"`
 }
 
 // Link is an outgoing hyperlink with its anchor text.

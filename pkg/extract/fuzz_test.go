@@ -24,12 +24,13 @@ func FuzzDocument(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, s := range fuzzSeeds {
-		f.Add(s, "x.py")
+	for i, s := range fuzzSeeds {
+		f.Add(s, "x.py", i, 3*i+4)
 	}
-	f.Fuzz(func(t *testing.T, text, span string) {
+	f.Fuzz(func(t *testing.T, text, span string, a, b int) {
 		doc := Document{ID: "d", Title: text, Headings: []string{text},
-			Chunks: []Chunk{{ID: "c1", Text: text, CodeSpans: []string{span}}, {ID: "c2", Text: span}},
+			Chunks: []Chunk{{ID: "c1", Text: text, CodeSpans: []string{span},
+				CodeRanges: []Span{{a, b}, {b, b + 3}}, CodeBlocks: []Span{{a / 2, b + a}}}, {ID: "c2", Text: span}},
 			Links:  []Link{{URL: "u", Anchor: text}}}
 		res := x.Document(doc)
 		texts := map[string]string{"c1": text, "c2": span}

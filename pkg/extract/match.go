@@ -16,6 +16,14 @@ type chunkCtx struct {
 }
 
 func prepare(id, text string, spans []string, maxBytes int) []*chunkCtx {
+	return prepareChunk(Chunk{ID: id, Text: text, CodeSpans: spans}, maxBytes)
+}
+
+// prepareChunk cuts the chunk's text to maxBytes and finds its code: the exact
+// ranges the caller gave, then backticks, located code spans and interactive
+// sessions.
+func prepareChunk(ch Chunk, maxBytes int) []*chunkCtx {
+	id, text, spans := ch.ID, ch.Text, ch.CodeSpans
 	if len(text) > maxBytes {
 		cut := maxBytes
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
@@ -24,6 +32,9 @@ func prepare(id, text string, spans []string, maxBytes int) []*chunkCtx {
 		text = text[:cut]
 	}
 	regions, extra := codeRegions(text, spans)
+	if len(ch.CodeRanges)+len(ch.CodeBlocks) > 0 {
+		regions = withGivenRanges(text, regions, ch.CodeRanges, ch.CodeBlocks)
+	}
 	out := []*chunkCtx{{id: id, text: text, regions: regions, atoms: atomize(text, regions)}}
 	for _, s := range extra {
 		if len(s) > maxBytes {
