@@ -31,7 +31,7 @@ func FuzzDocument(f *testing.F) {
 		doc := Document{ID: "d", Title: text, Headings: []string{text},
 			Chunks: []Chunk{{ID: "c1", Text: text, CodeSpans: []string{span},
 				CodeRanges: []Span{{a, b}, {b, b + 3}}, CodeBlocks: []Span{{a / 2, b + a}}}, {ID: "c2", Text: span}},
-			Links:  []Link{{URL: "u", Anchor: text}}}
+			Links: []Link{{URL: "u", Anchor: text}}}
 		res := x.Document(doc)
 		texts := map[string]string{"c1": text, "c2": span}
 		ents := map[string]bool{}

@@ -225,8 +225,8 @@ func (l *Learner) refresh() {
 			float64(max(ts.docs, l.entityDocs[k])) > l.cfg.MaxDocShare*float64(len(l.docs)) {
 			should = false // everywhere: not specific
 		}
-		if should && proseKey(ts.name) && !isProseWord(ts.name) {
-			should = false // "/a", "--file": would match the everyday word
+		if should && proseKey(ts.name) {
+			should = false // "default", "/a", "--file": would match the everyday word
 		}
 		cur, promoted := l.promoted[k]
 		switch {
@@ -244,17 +244,17 @@ func (l *Learner) refresh() {
 	l.touched = l.touched[:0]
 }
 
-// learnedLevel is how much evidence a promoted term needs to match. A single
-// plain word may be a code name that is also a verb or a noun of prose (split,
-// extract, lineno): in lower case it matches only in code, before '(' or next
-// to a cue word; capitalised (Quillmesh, Hashable) only as written, and in code;
-// an everyday word (Namespace) only in code or next to a cue. Names of several
-// words or with an identifier's shape match in any case.
+// learnedLevel is how much evidence a promoted term needs to match (everyday
+// words are never promoted). A single plain word may be a code name that is
+// also a verb or a noun of prose (split, extract, lineno): in lower case it
+// matches only in code, before '(' or next to a cue word; capitalised
+// (Quillmesh, Hashable) only as written, and in code. Names of several words or
+// with an identifier's shape match in any case.
 func learnedLevel(name string) matchLevel {
 	switch {
 	case !isPlainWord(name):
 		return levelDefault
-	case isProseWord(name) || !hasUpper(name):
+	case !hasUpper(name):
 		return levelCode
 	}
 	return levelNone
