@@ -7,7 +7,7 @@
 #  5. a search answered in TOON
 # Everything keeps running afterwards; `make down` stops it.
 #
-# Environment: KGS_RUN_MAX_PAGES [150], KGS_RUN_DEPTH [3], KGS_RUN_QUERY, KGS_RUN_START
+# Environment: KGS_RUN_MAX_PAGES [80], KGS_RUN_DEPTH [3], KGS_RUN_QUERY, KGS_RUN_START
 # (the URL to crawl; default the manual's tutorial and library index).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -15,7 +15,7 @@ export KGS_STATE=${KGS_STATE:-$PWD/.state}
 crawler=http://127.0.0.1:${CRAWLER_PORT:-8081}
 search=http://127.0.0.1:${SEARCH_PORT:-8080}
 kg=http://127.0.0.1:${KG_PORT:-8088}
-max_pages=${KGS_RUN_MAX_PAGES:-150}
+max_pages=${KGS_RUN_MAX_PAGES:-80}
 depth=${KGS_RUN_DEPTH:-3}
 query=${KGS_RUN_QUERY:-how do I read a file line by line}
 
@@ -35,7 +35,9 @@ export CRAWLER_ALLOW_HOSTS=${CRAWLER_ALLOW_HOSTS:-$pyhostport}
 scripts/services.sh start
 
 step "crawl: $start_url (max_pages $max_pages, depth $depth)"
-body=$(printf '{"url":"%s","max_pages":%d,"max_depth":%d,"tags":["python-docs"]}' "$start_url" "$max_pages" "$depth")
+# Generated navigation (indexes, search page, page sources) is not content.
+exclude='["/_sources/","/_static/","/genindex","/search\\.html","/py-modindex","/contents\\.html"]'
+body=$(printf '{"url":"%s","max_pages":%d,"max_depth":%d,"tags":["python-docs"],"exclude":%s}' "$start_url" "$max_pages" "$depth" "$exclude")
 job=$(curl -fsS -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
 id=$(printf '%s' "$job" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 echo "job $id"
