@@ -25,7 +25,8 @@ type Candidate struct {
 	VectorSimilarity float64
 	HasVector        bool
 
-	// GraphScore is the kg match score (non-negative, any scale).
+	// GraphScore is the kg match score, in [0,1] (used as is by the default
+	// normalisation, clamped; MaxScale and MinMax accept any non-negative scale).
 	GraphScore float64
 	HasGraph   bool
 	// GraphExpandedOnly marks a chunk reached only through expanded entities: after

@@ -14,26 +14,27 @@
 // scores 0 on that retriever's signal (it was not found, which is evidence of lower
 // relevance, and it keeps the fusion a plain weighted sum).
 //
-//   - vector: the cosine similarity, clamped to [0,1], used as is (not min-max scaled).
-//     Cosine similarity already has a fixed, query-independent scale. Min-max over the
-//     top-N would stretch the small gaps between neighbours that all match well
-//     (0.82 vs 0.80) to the full range, turning embedding noise into a large share of the
-//     score, and would give the weakest vector hit the same 0 as a chunk the vector
-//     retriever never saw. The cost is that the vector signal varies over a narrower
-//     band than BM25 (typical sentence-embedding similarities lie in 0.3–0.9), so at
-//     equal weight it re-orders less; the design gives it the largest weight (0.35)
-//     for that reason. If a candidate came from another retriever and carries its
-//     embedding, and the query embedding is passed, the missing similarity is computed
-//     here, so BM25-only and graph-only chunks are not penalised for the vector signal.
-//     Options.Normalization = MinMax switches to min-max for comparison (make eval).
-//   - bm25 and graph: divided by the query's maximum — min-max with the theoretical
-//     minimum 0 of these scores instead of the observed one (the "theoretical min-max"
-//     of Bruch, Gai and Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval",
-//     ACM TOIS 2023, where it performs on par with min-max and does not depend on the
-//     worst hit of the list). The best hit gets 1, a single candidate gets
-//     1, equal scores all get 1, and the weakest hit keeps credit for being found
-//     instead of tying with the chunks the retriever missed. A maximum <= 0 gives 0.
-//     Non-finite raw scores count as missing.
+//   - vector (default, VectorMinMax): min-max over the vector retriever's own hits,
+//     (v-min)/(max-min), so the retriever's best chunk scores 1 and its cut-off 0. A
+//     raw cosine spans only about 0.3–0.6 among a query's candidates while BM25 and
+//     graph span 0–1, so used as is the largest weight (0.35) had the least pull on the
+//     order: on the pydocs evaluation (eval/pydocs/RESULTS.md) the raw cosine let BM25
+//     and graph override vector search on most queries. If a candidate came from another
+//     retriever and carries its embedding, and the query embedding is passed, its
+//     similarity is computed here and mapped on the same scale (clamped to [0,1]), so
+//     BM25-only and graph-only chunks are compared on the vector signal too.
+//     Options.Normalization = MaxScale keeps the clamped raw cosine (and max-scaled
+//     graph); MinMax min-maxes every retrieval signal over all candidates.
+//   - bm25: divided by the query's maximum — min-max with the theoretical minimum 0 of
+//     BM25 instead of the observed one (the "theoretical min-max" of Bruch, Gai and
+//     Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023).
+//     The best hit gets 1, equal scores all get 1, and the weakest hit keeps credit for
+//     being found. A maximum <= 0 gives 0. Non-finite raw scores count as missing.
+//   - graph (default): the kg match score used as is, clamped to [0,1]. kg already
+//     scores in [0,1] with each entity weighted by its specificity (an IDF), so a chunk
+//     that only mentions a ubiquitous entity scores low; dividing by the query's
+//     maximum (MaxScale) would lift those chunks back to 1 and make every chunk that
+//     mentions a common entity tie with the page that defines a rare one.
 //   - graph, expansion: a chunk reached only through expanded entities
 //     (Candidate.GraphExpandedOnly) gets its normalised graph signal multiplied by 0.7
 //     (Options.ExpandedFactor). The ranker applies the factor, after normalisation, so
@@ -65,8 +66,12 @@
 //
 // # After fusion
 //
-// Candidates are sorted by final score (chunk id breaks ties), then only the best chunk
-// of each document is kept (DocumentID, or URL when empty), with its offsets. MMR
+// Candidates are fused per chunk and the best chunk of each document (DocumentID, or
+// URL when empty) is kept as its representative, with its offsets and preview. The
+// document is then scored on the maximum of each signal over all its chunks
+// (per-signal MaxP) and fused again (for RRF, ranks are among documents): a page whose
+// best vector chunk is not its best BM25 chunk keeps both strengths. Documents are
+// sorted by that score (the representative's chunk id breaks ties). MMR
 // (Request.MMR, lambda in [0,1]) then re-orders greedily by
 // λ·final − (1−λ)·max(0, max cosine to the results already picked) over the chunk
 // embeddings; results keep their fusion score, so with MMR ranks need not follow scores.

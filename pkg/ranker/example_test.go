@@ -36,10 +36,11 @@ func Example() {
 			x.Rank, x.Candidate.ChunkID, x.Score, b.Vector, b.BM25, b.Recency, b.Title, x.Preview)
 	}
 	// Weights without graph: vector .35/.75, bm25 .2/.75, recency and title .1/.75.
-	// 1: (.35·.82 + .2·1 + .1·1 + .1·.5)/.75 = .637/.75 = .849 (title: 1 of 2 terms)
-	// 2: (.35·.64 + .1·.2)/.75 = .244/.75 = .325 (undated: recency .2)
+	// Vector is min-max over the retriever's hits: .82 → 1, .64 → 0.
+	// 1: (.35·1 + .2·1 + .1·1 + .1·.5)/.75 = .7/.75 = .933 (title: 1 of 2 terms)
+	// 2: (.1·.2)/.75 = .027 (undated: recency .2)
 
 	// Output:
-	// 1 1 0.849 vector=0.82 bm25=1.00 recency=1.0 title=0.50 "Call commit to make a transaction durable."
-	// 2 2 0.325 vector=0.64 bm25=0.00 recency=0.2 title=0.00 "A cursor runs statements and fetches rows."
+	// 1 1 0.933 vector=1.00 bm25=1.00 recency=1.0 title=0.50 "Call commit to make a transaction durable."
+	// 2 2 0.027 vector=0.00 bm25=0.00 recency=0.2 title=0.00 "A cursor runs statements and fetches rows."
 }

@@ -36,9 +36,13 @@ func ParseFusion(s string) (Fusion, error) {
 type Normalization int
 
 const (
+	// VectorMinMax (the default) maps the vector similarity to (v-min)/(max-min) over
+	// the candidates that have it and divides BM25 and graph scores by the query's
+	// maximum.
+	VectorMinMax Normalization = iota
 	// MaxScale divides BM25 and graph scores by the query's maximum (a min-max whose
 	// minimum is the theoretical 0) and uses the clamped cosine similarity as is.
-	MaxScale Normalization = iota
+	MaxScale
 	// MinMax maps every retrieval signal, vector included, to (v-min)/(max-min) over
 	// the candidates that have it.
 	MinMax
@@ -56,7 +60,7 @@ const (
 )
 
 // Options configures a Ranker. The zero value is usable: time.Now, k=60, factor 0.7,
-// MaxScale normalisation, no previews.
+// VectorMinMax normalisation, no previews.
 type Options struct {
 	Now            func() time.Time // clock for recency; time.Now when nil
 	RRFK           float64          // RRF constant k; 60 when 0
@@ -92,7 +96,7 @@ func New(opts Options) (*Ranker, error) {
 		return nil, fmt.Errorf("ranker options: RRFK must be a finite number >= 0, got %g", opts.RRFK)
 	case math.IsNaN(r.expandedFactor) || r.expandedFactor < 0 || r.expandedFactor > 1:
 		return nil, fmt.Errorf("ranker options: ExpandedFactor must be in (0,1], got %g", opts.ExpandedFactor)
-	case r.norm != MaxScale && r.norm != MinMax:
+	case r.norm != VectorMinMax && r.norm != MaxScale && r.norm != MinMax:
 		return nil, fmt.Errorf("ranker options: unknown Normalization %d", r.norm)
 	case r.previewChars < 0:
 		return nil, fmt.Errorf("ranker options: PreviewChars must be >= 0, got %d", r.previewChars)
@@ -147,26 +151,32 @@ func (r *Ranker) Rank(req Request, cands []Candidate) ([]Result, error) {
 	}
 
 	bd, present := r.signals(req.Query, cands)
-	switch fusion {
-	case RRF:
-		r.fuseRRF(w, bd, present)
-	default:
-		for i := range bd {
-			bd[i].Final = weightedSum(w, bd[i])
-		}
-	}
+	r.fuse(fusion, w, bd, present, nil)
 
+	// The best chunk of each document (by its own fused score) represents it: its text,
+	// offsets and preview are returned.
 	order := make([]int, len(cands))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := cmp.Compare(bd[b].Final, bd[a].Final); c != 0 {
-			return c
+	byFinal := func(scores []Breakdown) func(a, b int) int {
+		return func(a, b int) int {
+			if c := cmp.Compare(scores[b].Final, scores[a].Final); c != 0 {
+				return c
+			}
+			return strings.Compare(cands[a].ChunkID, cands[b].ChunkID)
 		}
-		return strings.Compare(cands[a].ChunkID, cands[b].ChunkID)
-	})
+	}
+	slices.SortFunc(order, byFinal(bd))
 	order = dedup(order, cands)
+
+	// The document is scored on each signal's maximum over its chunks (per-signal
+	// MaxP), fused again, so a page whose best vector chunk is not its best BM25 chunk
+	// keeps both strengths.
+	doc := aggregate(order, cands, bd, present)
+	r.fuse(fusion, w, doc.bd, doc.present, order)
+	slices.SortFunc(order, byFinal(doc.bd))
+	bd = doc.bd
 
 	limit := req.Limit
 	if limit == 0 || limit > len(order) {
@@ -232,6 +242,12 @@ func (r *Ranker) signals(q Query, cands []Candidate) ([]Breakdown, []presence) {
 		bm[i], hasBM[i] = cands[i].BM25Score, cands[i].HasBM25 && finite(cands[i].BM25Score)
 		hasVec[i] = hasVec[i] && finite(vec[i])
 	}
+	// The vector retriever's own hits set the vector scale; similarities computed here
+	// for other retrievers' candidates are mapped on it (and clamped).
+	fromRetriever := make([]bool, n)
+	for i := range cands {
+		fromRetriever[i] = hasVec[i] && cands[i].HasVector
+	}
 
 	var nv, ng, nb []float64
 	switch r.norm {
@@ -239,7 +255,7 @@ func (r *Ranker) signals(q Query, cands []Candidate) ([]Breakdown, []presence) {
 		nv = minMax(vec, hasVec)
 		ng = minMax(graph, hasGraph)
 		nb = minMax(bm, hasBM)
-	default:
+	case MaxScale:
 		nv = make([]float64, n)
 		for i := range vec {
 			if hasVec[i] {
@@ -247,6 +263,15 @@ func (r *Ranker) signals(q Query, cands []Candidate) ([]Breakdown, []presence) {
 			}
 		}
 		ng = maxScale(graph, hasGraph)
+		nb = maxScale(bm, hasBM)
+	default:
+		nv = minMaxOver(vec, hasVec, fromRetriever)
+		ng = make([]float64, n)
+		for i := range graph {
+			if hasGraph[i] {
+				ng[i] = clamp01(graph[i])
+			}
+		}
 		nb = maxScale(bm, hasBM)
 	}
 
@@ -284,6 +309,55 @@ func (r *Ranker) signals(q Query, cands []Candidate) ([]Breakdown, []presence) {
 		present[i] = p
 	}
 	return bd, present
+}
+
+// fuse sets Final of the candidates listed in idx (every candidate when idx is nil)
+// with the chosen fusion.
+func (r *Ranker) fuse(f Fusion, w Weights, bd []Breakdown, present []presence, idx []int) {
+	if f == RRF {
+		r.fuseRRF(w, bd, present)
+		return
+	}
+	if idx == nil {
+		for i := range bd {
+			bd[i].Final = weightedSum(w, bd[i])
+		}
+		return
+	}
+	for _, i := range idx {
+		bd[i].Final = weightedSum(w, bd[i])
+	}
+}
+
+// docSignals holds, at the index of each document's representative chunk, the
+// maximum of every signal over the document's chunks and the union of their
+// presence; every other index is zero (takes part in no signal).
+type docSignals struct {
+	bd      []Breakdown
+	present []presence
+}
+
+// aggregate computes the per-document maxima for the representatives in reps.
+func aggregate(reps []int, cands []Candidate, bd []Breakdown, present []presence) docSignals {
+	out := docSignals{bd: make([]Breakdown, len(cands)), present: make([]presence, len(cands))}
+	rep := make(map[docKey]int, len(reps))
+	for _, i := range reps {
+		rep[cands[i].dedupKey()] = i
+	}
+	for i := range cands {
+		j, ok := rep[cands[i].dedupKey()]
+		if !ok {
+			continue
+		}
+		a, b := &out.bd[j], bd[i]
+		a.Vector = max(a.Vector, b.Vector)
+		a.Graph = max(a.Graph, b.Graph)
+		a.BM25 = max(a.BM25, b.BM25)
+		a.Recency = max(a.Recency, b.Recency)
+		a.Title = max(a.Title, b.Title)
+		out.present[j] |= present[i]
+	}
+	return out
 }
 
 // weightedSum is Σ w_s · signal_s.
@@ -379,6 +453,34 @@ func minMax(v []float64, has []bool) []float64 {
 		case mx > mn:
 			out[i] = (x - mn) / (mx - mn)
 		case mx > 0:
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// minMaxOver maps the present values to (v-min)/(max-min) clamped to [0,1], where min
+// and max are taken over the reference values (ref), or over all present values when
+// no value is a reference. Equal extremes behave as in minMax.
+func minMaxOver(v []float64, has, ref []bool) []float64 {
+	if !slices.Contains(ref, true) {
+		return minMax(v, has)
+	}
+	mn, mx := math.Inf(1), math.Inf(-1)
+	for i, x := range v {
+		if ref[i] {
+			mn, mx = min(mn, x), max(mx, x)
+		}
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		if !has[i] {
+			continue
+		}
+		switch {
+		case mx > mn:
+			out[i] = clamp01((x - mn) / (mx - mn))
+		case mx > 0 && x >= mx:
 			out[i] = 1
 		}
 	}

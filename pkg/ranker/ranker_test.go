@@ -34,7 +34,7 @@ func newTestRanker(t *testing.T, opts Options) *Ranker {
 //	C: no vector, bm25 2.5, graph 4 but only through expanded entities, no date,
 //	   title "Connection pooling"
 //
-// Normalised (query "sqlite connection", MaxScale):
+// Normalised (query "sqlite connection", MaxScale; TestRankDefault covers the default):
 //
 //	    vector  graph          bm25        recency  title
 //	A   0.8     2/4 = 0.5      10/10 = 1   1.0      1   (phrase "sqlite connection" in title)
@@ -71,7 +71,7 @@ func summarize(rs []Result) []ranked {
 }
 
 func TestRankWeighted(t *testing.T) {
-	r := newTestRanker(t, Options{})
+	r := newTestRanker(t, Options{Normalization: MaxScale})
 	got, err := r.Rank(Request{Query: Query{Text: "sqlite connection"}}, threeCandidates())
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestRankCustomWeights(t *testing.T) {
 		// C (.05+.02+.05)/.75  = .12/.75 = .16
 		{"defaults without graph", "", []ranked{{"a", 0.68 / 0.75, Breakdown{}}, {"b", 0.4, Breakdown{}}, {"c", 0.16, Breakdown{}}}},
 	}
-	r := newTestRanker(t, Options{})
+	r := newTestRanker(t, Options{Normalization: MaxScale})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w Weights
@@ -135,7 +135,7 @@ func TestRankCustomWeights(t *testing.T) {
 }
 
 func TestRankRRF(t *testing.T) {
-	r := newTestRanker(t, Options{})
+	r := newTestRanker(t, Options{Normalization: MaxScale})
 	got, err := r.Rank(Request{Query: Query{Text: "sqlite connection"}, Fusion: RRF}, threeCandidates())
 	if err != nil {
 		t.Fatal(err)
@@ -254,6 +254,16 @@ func TestVectorSignal(t *testing.T) {
 			{VectorSimilarity: 0.5, HasVector: true},
 			{VectorSimilarity: -0.2, HasVector: true},
 		}, []float64{1, 0.7 / 1.1, 0}},
+		// VectorMinMax (default): the retriever's hits set the scale (min .5, max .9);
+		// a similarity computed from an embedding is mapped on it and clamped:
+		// .9 → 1, .7 → .5, .5 → 0, cos([1,0],[1,1]) = .7071 → .5178, cos([1,0],[0,1]) = 0 → 0.
+		{"min-max over the retriever's hits", VectorMinMax, []float32{1, 0}, []Candidate{
+			{VectorSimilarity: 0.9, HasVector: true},
+			{VectorSimilarity: 0.7, HasVector: true},
+			{VectorSimilarity: 0.5, HasVector: true},
+			{Embedding: []float32{1, 1}},
+			{Embedding: []float32{0, 1}},
+		}, []float64{1, 0.5, 0, (1/math.Sqrt2 - 0.5) / 0.4, 0}},
 		// Missing similarity computed from embeddings: cos([1,0],[1,1]) = 1/√2;
 		// a wrong-length embedding or none stays 0; NaN is treated as missing.
 		{"computed from embedding", MaxScale, []float32{1, 0}, []Candidate{
@@ -287,7 +297,7 @@ func TestVectorSignal(t *testing.T) {
 }
 
 func TestExpandedFactor(t *testing.T) {
-	// Every graph hit came through expansion: normalised 4/4 = 1, 2/4 = .5, then × factor.
+	// MaxScale. Every graph hit came through expansion: normalised 4/4 = 1, 2/4 = .5, then × factor.
 	cands := []Candidate{
 		{ChunkID: "p", DocumentID: "p", GraphScore: 4, HasGraph: true, GraphExpandedOnly: true},
 		{ChunkID: "q", DocumentID: "q", GraphScore: 2, HasGraph: true, GraphExpandedOnly: true},
@@ -302,7 +312,7 @@ func TestExpandedFactor(t *testing.T) {
 		{1, map[string]float64{"p": 1, "q": 0.5, "r": 0.5}},
 	}
 	for _, tt := range tests {
-		r := newTestRanker(t, Options{ExpandedFactor: tt.factor})
+		r := newTestRanker(t, Options{ExpandedFactor: tt.factor, Normalization: MaxScale})
 		res, err := r.Rank(Request{Query: Query{Text: "q"}}, cands)
 		if err != nil {
 			t.Fatal(err)
@@ -521,5 +531,105 @@ func TestRRFParticipationFollowsPresenceNotValue(t *testing.T) {
 	want := map[string]float64{"X": 1, "Y": 61.0 / 62, "Z": 0}
 	if diff := cmp.Diff(want, got, floatCmp); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestRankDefault is the default rule (VectorMinMax, per-document maxima) on a worked
+// example with two chunks in document A. Query "sqlite connection", embedding [1,0].
+//
+//	chunk  doc  vector            bm25   graph                 date     title
+//	a1     A    .7 (retriever)    2      -                     3 d      "SQLite connection objects"
+//	a2     A    .5 (retriever)    8      .6                    3 d      "SQLite connection objects"
+//	b1     B    .6 (retriever)    -      .3, expansion only    40 d     "Cursor objects"
+//	c1     C    [3,4] → cos .6    4      -                     none     "Connection pooling"
+//
+// Normalised: vector (v-.5)/(.7-.5) over the retriever's hits (c1's computed .6 → .5);
+// bm25 /8; graph used as is (kg's score is in [0,1]), b1 × .7 = .21; recency 1, .6, .2;
+// title 1 (phrase), 0, .5 (1 of 2 terms).
+//
+//	a1 = .35·1 + .2·.25 + .1·1 + .1·1           = .60   (A's representative: .60 > a2)
+//	a2 = .25·.6 + .2·1 + .1·1 + .1·1            = .55
+//	A  = max per signal: v 1, g .6, bm25 1, rec 1, title 1
+//	   = .35 + .15 + .2 + .1 + .1               = .90
+//	c1 = .35·.5 + .2·.5 + .1·.2 + .1·.5         = .345
+//	b1 = .35·.5 + .25·.21 + .1·.6               = .2875
+func TestRankDefault(t *testing.T) {
+	title := "SQLite connection objects"
+	cands := []Candidate{
+		{ChunkID: "a1", DocumentID: "A", Title: title, Published: daysAgo(3),
+			VectorSimilarity: 0.7, HasVector: true, BM25Score: 2, HasBM25: true},
+		{ChunkID: "a2", DocumentID: "A", Title: title, Published: daysAgo(3),
+			VectorSimilarity: 0.5, HasVector: true, BM25Score: 8, HasBM25: true, GraphScore: 0.6, HasGraph: true},
+		{ChunkID: "b1", DocumentID: "B", Title: "Cursor objects", Published: daysAgo(40),
+			VectorSimilarity: 0.6, HasVector: true, GraphScore: 0.3, HasGraph: true, GraphExpandedOnly: true},
+		{ChunkID: "c1", DocumentID: "C", Title: "Connection pooling", Embedding: []float32{3, 4},
+			BM25Score: 4, HasBM25: true},
+	}
+	r := newTestRanker(t, Options{})
+	got, err := r.Rank(Request{Query: Query{Text: "sqlite connection", Embedding: []float32{1, 0}}}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ranked{
+		{"a1", 0.9, Breakdown{Vector: 1, Graph: 0.6, BM25: 1, Recency: 1, Title: 1, Final: 0.9}},
+		{"c1", 0.345, Breakdown{Vector: 0.5, BM25: 0.5, Recency: 0.2, Title: 0.5, Final: 0.345}},
+		{"b1", 0.2875, Breakdown{Vector: 0.5, Graph: 0.21, Recency: 0.6, Final: 0.2875}},
+	}
+	if diff := cmp.Diff(want, summarize(got), floatCmp); diff != "" {
+		t.Errorf("ranking (-want +got):\n%s", diff)
+	}
+}
+
+// TestRankRRFPerDocument: RRF ranks documents on their per-signal maxima. With
+// bm25:1,vector:1 and k=60, document A (a1 vector .9, a2 bm25 5) is first on both
+// signals although no single chunk is: 61·(1/61 + 1/61) = 2 → normalised weights
+// .5 each → 1. B (vector .8, bm25 3) is second on both: 61/62.
+func TestRankRRFPerDocument(t *testing.T) {
+	cands := []Candidate{
+		{ChunkID: "a1", DocumentID: "A", VectorSimilarity: 0.9, HasVector: true},
+		{ChunkID: "a2", DocumentID: "A", BM25Score: 5, HasBM25: true},
+		{ChunkID: "b1", DocumentID: "B", VectorSimilarity: 0.8, HasVector: true, BM25Score: 3, HasBM25: true},
+	}
+	w, _ := ParseWeights("vector:1,bm25:1")
+	r := newTestRanker(t, Options{})
+	res, err := r.Rank(Request{Query: Query{Text: "q"}, Weights: w, Fusion: RRF}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		ID    string
+		Score float64
+	}
+	var got []row
+	for _, x := range res {
+		got = append(got, row{x.Candidate.ChunkID, x.Score})
+	}
+	// A's representative is a1: chunk-level RRF a1 = .5·61/61 = .5 (vector rank 1),
+	// a2 = .5·61/61 = .5 (bm25 rank 1); the tie goes to the smaller chunk id.
+	want := []row{{"a1", 1}, {"b1", 61.0 / 62}}
+	if diff := cmp.Diff(want, got, floatCmp); diff != "" {
+		t.Errorf("RRF per document (-want +got):\n%s", diff)
+	}
+}
+
+func TestMinMaxOver(t *testing.T) {
+	tests := []struct {
+		name string
+		v    []float64
+		has  []bool
+		ref  []bool
+		want []float64
+	}{
+		{"reference range, others clamped", []float64{0.8, 0.4, 0.9, 0.2, 0.5}, []bool{true, true, true, true, false},
+			[]bool{true, true, false, false, false}, []float64{1, 0, 1, 0, 0}},
+		{"no reference: plain min-max", []float64{0.2, 0.6}, []bool{true, true}, []bool{false, false}, []float64{0, 1}},
+		{"one reference value", []float64{0.5, 0.4}, []bool{true, true}, []bool{true, false}, []float64{1, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, minMaxOver(tt.v, tt.has, tt.ref), floatCmp); diff != "" {
+				t.Errorf("minMaxOver (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

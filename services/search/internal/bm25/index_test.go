@@ -669,3 +669,42 @@ func TestSearchIDsMatchesSearch(t *testing.T) {
 		}
 	}
 }
+
+func TestScoreIDs(t *testing.T) {
+	ix := openTest(t)
+	apply(t, ix,
+		upsertDoc(1, "d1", Chunk{ID: "c1", Title: "Transactions", Text: "Commit a transaction to make it durable. " + filler}),
+		upsertDoc(2, "d2", Chunk{ID: "c2", Title: "Cursors", Text: "A cursor fetches rows of a transaction. " + filler}),
+		upsertDoc(3, "d3", Chunk{ID: "c3", Title: "Threads", Text: "Nothing about it here. " + filler}),
+	)
+	ctx := context.Background()
+	full, err := ix.SearchIDs(ctx, "transaction", 10, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	for _, h := range full {
+		want[h.ChunkID] = h.Score
+	}
+	// Only the listed chunks, with the scores Search gives them; c3 matches no term.
+	hits, err := ix.ScoreIDs(ctx, "transaction", []string{"c2", "c3", "missing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, h := range hits {
+		got[h.ChunkID] = h.Score
+	}
+	if diff := cmp.Diff(map[string]float64{"c2": want["c2"]}, got); diff != "" || want["c2"] == 0 {
+		t.Errorf("ScoreIDs (-want +got):\n%s (search scores %v)", diff, want)
+	}
+	for _, tt := range []struct {
+		name, text string
+		ids        []string
+	}{{"no ids", "transaction", nil}, {"no words", "  ", []string{"c1"}}} {
+		hits, err := ix.ScoreIDs(ctx, tt.text, tt.ids)
+		if err != nil || len(hits) != 0 {
+			t.Errorf("%s: got %v, %v, want no hits and no error", tt.name, hits, err)
+		}
+	}
+}

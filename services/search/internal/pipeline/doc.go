@@ -11,10 +11,14 @@
 //  3. expand the query entities through kg (started in parallel with retrieval, so
 //     only the match of the related entities waits): related entities at or above a
 //     confidence threshold bring their chunks, which count at 0.7 of their graph score
-//     when reached only that way; what was used and why is reported in exploration;
+//     when reached only that way; what was used and why is reported in exploration.
+//     Then BM25 score completion: candidates the BM25 retriever did not return are
+//     scored under the same BM25 query (bm25.Index.ScoreIDs), as the ranker computes
+//     the vector similarity of candidates the vector retriever did not return, so
+//     every candidate is compared on every signal;
 //  4. rank with pkg/ranker (normalised signals, weighted sum or RRF, recency tiers,
-//     title match, dedup by document keeping the best chunk and its offsets, optional
-//     MMR, previews);
+//     title match, one result per document scored on each signal's maximum over its
+//     chunks, represented by its best chunk and its offsets, optional MMR, previews);
 //  5. format: results, suggested queries, related entities, phase timings, degraded
 //     signals and the JSON-versus-TOON token counts.
 //

@@ -41,6 +41,8 @@ type Graph interface {
 // pipeline reads the chunks from the store and the documents from Docs anyway.
 type Text interface {
 	SearchIDs(ctx context.Context, text string, k int, f bm25.Filter) ([]bm25.Hit, error)
+	// ScoreIDs scores the listed chunks under the same query (score completion).
+	ScoreIDs(ctx context.Context, text string, ids []string) ([]bm25.Hit, error)
 }
 
 // Docs gives document metadata known locally (the indexer's table) and whether the
@@ -348,6 +350,32 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 			}
 		}
 	}
+	// BM25 score completion: candidates found only by the vector or graph retrievers
+	// get their real BM25 score instead of 0 (their vector similarity is likewise
+	// computed for BM25-only candidates by the ranker), so the fusion compares every
+	// candidate on every signal.
+	if out["bm25"].ran && out["bm25"].err == nil {
+		var ids []string
+		for _, id := range order {
+			if c := cands[id]; !c.c.HasBM25 {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) > 0 {
+			sctx, scancel := context.WithTimeout(dctx, p.opt.BM25Timeout)
+			hits, err := p.text.ScoreIDs(sctx, bm25Text(q), ids)
+			scancel()
+			if err != nil {
+				p.log.Warn("bm25 score completion failed; those candidates score 0 on bm25", "err", err)
+			}
+			for _, h := range hits {
+				if c, ok := cands[h.ChunkID]; ok && finite(h.Score) && h.Score > 0 {
+					c.c.BM25Score, c.c.HasBM25 = h.Score, true
+				}
+			}
+		}
+	}
+
 	resp.Exploration.OriginalEntityCount = len(q.Entities)
 	if resp.Exploration.ExpansionRelationships == nil {
 		resp.Exploration.ExpansionRelationships = []Relationship{}
