@@ -34,16 +34,18 @@ const (
 	fieldText      = "text"
 )
 
-// Query-time field boosts (Bleve has no index-time boosts). Title, headings and text
-// count alike: each field is scored with its own BM25 length normalisation, so a term
-// in a short title already scores high, and the ranker has a title signal of its own.
-// Boosting the title on top (it used to be ×3, headings ×2) counted it twice and let
-// one generic word in a page title ("work", "file", "load") lift every chunk of that
-// page: on the pydocs evaluation BM25 alone went from nDCG@10 0.553 to 0.6xx with 1/1/1
-// (eval/pydocs/RESULTS.md).
+// Query-time field boosts (Bleve has no index-time boosts). Each field is scored with
+// its own BM25 length normalisation, so a term in a short title already scores high,
+// and the ranker has a title signal of its own: the title is not boosted (it used to
+// be ×3, headings ×2, which let one generic word in a page title such as "work",
+// "file" or "load" lift every chunk of that page). A heading counts half, like a
+// heading match in the ranker's title signal (ranker.HeadingFactor): headings are
+// shared by every chunk of a section and are often generic ("Examples", "Notes").
+// On the pydocs evaluation (eval/pydocs/RESULTS.md) BM25 alone went from nDCG@10
+// 0.553 to 0.607 and the full pipeline improved.
 const (
 	BoostTitle    = 1.0
-	BoostHeadings = 1.0
+	BoostHeadings = 0.5
 	BoostText     = 1.0
 )
 
@@ -521,7 +523,7 @@ func (ix *Index) DeleteDocument(ctx context.Context, documentID string) error {
 }
 
 // Search returns the k best chunks for the query text under BM25, over title,
-// headings and text (equal boosts), restricted by the filter. The query is analysed as
+// headings (×0.5) and text, restricted by the filter. The query is analysed as
 // text, never parsed as query syntax, so operators and injection strings are just words.
 // A query with no searchable words returns no hits.
 func (ix *Index) Search(ctx context.Context, text string, k int, f Filter) ([]Hit, error) {
