@@ -7,9 +7,11 @@
 package kgfake
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,45 +146,87 @@ func (s *Server) match(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"title":"invalid request","detail":"entities: give at least one"}`, http.StatusBadRequest)
 		return
 	}
-	s.mu.Lock()
+	// Sum the mention scores per chunk over the resolved entities, then return the
+	// best (score desc, chunk id asc). Small structs and one sort keep the fake cheap
+	// with tens of thousands of mentions (the benchmarks run it in-process).
 	type acc struct {
-		m       kgapi.ChunkMatch
-		matched map[string]bool
+		chunk, doc string
+		score      float64
+		matched    uint64 // bit i: resolved entity i
 	}
-	byChunk := map[string]*acc{}
+	s.mu.Lock()
 	resp := kgapi.MatchResponse{Chunks: []kgapi.ChunkMatch{}, Resolved: []kgapi.EntityRef{}}
+	idx := map[string]int{}
+	var all []acc
 	for _, name := range req.Entities {
 		e, ok := s.resolve(name)
 		if !ok {
 			resp.Unknown = append(resp.Unknown, name)
 			continue
 		}
+		if len(resp.Resolved) == 64 {
+			break
+		}
+		bit := uint64(1) << len(resp.Resolved)
 		resp.Resolved = append(resp.Resolved, e)
 		for _, m := range s.mentions[e.ID] {
-			a := byChunk[m.chunk]
-			if a == nil {
-				a = &acc{m: kgapi.ChunkMatch{ChunkID: m.chunk, DocumentID: m.doc}, matched: map[string]bool{}}
-				byChunk[m.chunk] = a
+			i, ok := idx[m.chunk]
+			if !ok {
+				i = len(all)
+				idx[m.chunk] = i
+				all = append(all, acc{chunk: m.chunk, doc: m.doc})
 			}
-			a.m.Score += m.score
-			if !a.matched[e.Name] {
-				a.matched[e.Name] = true
-				a.m.Matched = append(a.m.Matched, e.Name)
-			}
+			all[i].score += m.score
+			all[i].matched |= bit
 		}
 	}
 	s.mu.Unlock()
-	for _, a := range byChunk {
-		resp.Chunks = append(resp.Chunks, a.m)
-	}
-	sort.Slice(resp.Chunks, func(i, j int) bool {
-		if resp.Chunks[i].Score != resp.Chunks[j].Score {
-			return resp.Chunks[i].Score > resp.Chunks[j].Score
+	better := func(a, b acc) int { // < 0 when a ranks before b
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
 		}
-		return resp.Chunks[i].ChunkID < resp.Chunks[j].ChunkID
-	})
-	if req.Limit > 0 && len(resp.Chunks) > req.Limit {
-		resp.Chunks = resp.Chunks[:req.Limit]
+		return strings.Compare(a.chunk, b.chunk)
+	}
+	if req.Limit > 0 && len(all) > req.Limit {
+		// Keep the best Limit in a bounded max-heap of the worst kept (root).
+		h := all[:req.Limit:req.Limit]
+		h = slices.Clone(h)
+		down := func(i int) {
+			for {
+				l, worst := 2*i+1, i
+				if l < len(h) && better(h[worst], h[l]) < 0 {
+					worst = l
+				}
+				if r := l + 1; r < len(h) && better(h[worst], h[r]) < 0 {
+					worst = r
+				}
+				if worst == i {
+					return
+				}
+				h[i], h[worst] = h[worst], h[i]
+				i = worst
+			}
+		}
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			down(i)
+		}
+		for _, a := range all[req.Limit:] {
+			if better(a, h[0]) < 0 {
+				h[0] = a
+				down(0)
+			}
+		}
+		all = h
+	}
+	slices.SortFunc(all, better)
+	for _, a := range all {
+		m := kgapi.ChunkMatch{ChunkID: a.chunk, DocumentID: a.doc, Score: a.score}
+		for i, e := range resp.Resolved {
+			if a.matched&(1<<i) != 0 {
+				m.Matched = append(m.Matched, e.Name)
+			}
+		}
+		resp.Chunks = append(resp.Chunks, m)
 	}
 	writeJSON(w, resp)
 }
