@@ -201,6 +201,32 @@ func (p *Pipeline) Index(ctx context.Context, in Page) (Result, error) {
 	return res, nil
 }
 
+// ErrChanged is returned by KGPayload when the page no longer matches its stored
+// version.
+var ErrChanged = errors.New("page changed since it was stored")
+
+// KGPayload rebuilds the kg payload the crawl sent for a page that is still the
+// stored version (same content hash, same number of chunks), without embedding or
+// storing anything: the same chunks, chunk ids, code spans and links. It lets the
+// graph be rebuilt with a newer extractor (package regraph). A page that changed
+// gives an error wrapping ErrChanged: a recrawl must store it first.
+func (p *Pipeline) KGPayload(in Page) (kgapi.Document, error) {
+	if in.Previous == nil {
+		return kgapi.Document{}, fmt.Errorf("kg payload of %s: no stored version", in.URL)
+	}
+	if h := p.ContentHash(in.Extracted); h != in.Previous.ContentHash {
+		return kgapi.Document{}, fmt.Errorf("kg payload of %s: content hash differs from the stored one: %w", in.URL, ErrChanged)
+	}
+	pieces, err := p.splitter.Split(in.Extracted)
+	if err != nil {
+		return kgapi.Document{}, fmt.Errorf("chunk %s: %w", in.URL, err)
+	}
+	if len(pieces) != in.Previous.ChunkCount {
+		return kgapi.Document{}, fmt.Errorf("kg payload of %s: %d chunks, %d stored: %w", in.URL, len(pieces), in.Previous.ChunkCount, ErrChanged)
+	}
+	return p.kgDocument(in.URL, in.Previous, in.Extracted, pieces), nil
+}
+
 // embedText is what the model sees for a chunk: the page title and heading
 // path give a chunk the context its own words may lack.
 func embedText(title string, pc Piece) string {

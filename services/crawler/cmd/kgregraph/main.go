@@ -1,0 +1,100 @@
+// Command kgregraph rebuilds the knowledge graph from the stored documents: it
+// re-delivers every document in MariaDB to the kg service, re-extracting each page
+// exactly as the crawl did (same chunks and chunk ids, code spans and links), so kg
+// ingests it with its current extractor. Nothing is embedded and the store is not
+// written. Use it after an extractor change (`make regraph`).
+//
+// Configuration is the crawler's (KGS_MARIADB_DSN, KGS_KG_URL, KGS_EMBED_*,
+// CRAWLER_CHUNK_TOKENS, CRAWLER_CHUNK_OVERLAP, CRAWLER_ALLOW_HOSTS, …; see the
+// crawler README). Flags: -domain (only that site), -workers, -dry-run (check
+// that every page still matches the store, send nothing). It prints a JSON
+// report and exits 1 when a document failed, 0 otherwise (pages that changed since
+// they were stored are listed and skipped: recrawl them).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/kgsearch/kgsearch/pkg/embed"
+	"github.com/kgsearch/kgsearch/pkg/envconf"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/chunk"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/regraph"
+)
+
+func main() {
+	domain := flag.String("domain", "", "only re-deliver documents of this domain (e.g. 127.0.0.1)")
+	workers := flag.Int("workers", 2, "documents in flight")
+	dry := flag.Bool("dry-run", false, "rebuild and check every payload (same content and chunks as stored), send nothing")
+	flag.Parse()
+	if err := run(regraph.Options{Domain: *domain, Workers: *workers, DryRun: *dry}); err != nil {
+		fmt.Fprintf(os.Stderr, "kgregraph: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(opt regraph.Options) error {
+	cfg, err := config.FromEnv(envconf.New(), os.Getenv)
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		return fmt.Errorf("bad configuration:\n%w", err)
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// The embedder is only asked for its model: the content hash that tells an
+	// unchanged page includes the model name, and the store checks it.
+	embedder, err := embed.New(cfg.Embed, logger)
+	if err != nil {
+		return fmt.Errorf("start embedder: %w", err)
+	}
+	defer embedder.Close()
+	model, err := embed.Probe(ctx, embedder)
+	if err != nil {
+		return fmt.Errorf("start embedder: %w", err)
+	}
+	st, err := store.Open(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: store.Model{Name: model.Name, Dims: model.Dims}}, logger)
+	if err != nil {
+		return fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
+	}
+	defer st.Close()
+	splitter, err := chunk.New(chunk.Options{MaxTokens: cfg.ChunkTokens, Overlap: cfg.ChunkOverlap, MinTokens: min(48, cfg.ChunkTokens)})
+	if err != nil {
+		return fmt.Errorf("start chunker: %w", err)
+	}
+	fetcher, err := fetch.New(fetch.Config{
+		UserAgent: cfg.UserAgent, Allow: cfg.AllowHosts, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes,
+		HostParallel: cfg.HostParallel, Delay: cfg.Delay, MaxCrawlDelay: cfg.MaxCrawlDelay,
+		Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff,
+	})
+	if err != nil {
+		return fmt.Errorf("start fetcher: %w", err)
+	}
+	pipe := pipeline.New(st, embedder, pipeline.ChunkSplitter{S: splitter}, fmt.Sprintf("%d/%d", cfg.ChunkTokens, cfg.ChunkOverlap))
+	kg := kgapi.NewClient(cfg.KGURL, nil, cfg.KGAPIKey)
+
+	rep, err := regraph.Run(ctx, st, fetcher, pipe, kg, opt, logger)
+	out, _ := json.MarshalIndent(rep, "", "  ")
+	fmt.Println(string(out))
+	if err != nil {
+		return err
+	}
+	if len(rep.Failed) > 0 {
+		return fmt.Errorf("%d of %d documents failed", len(rep.Failed), rep.Documents)
+	}
+	return nil
+}
