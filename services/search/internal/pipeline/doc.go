@@ -4,7 +4,8 @@
 //     variants, confidence;
 //  2. retrieve in parallel (errgroup) under one deadline, each retriever with its own
 //     timeout: vector top-N from the store's HNSW index (the query embedded with the
-//     store's model), graph (kg match on the query entities) and BM25 (Bleve, over the
+//     store's model), graph (kg match on the query entities; each chunk's score scaled
+//     by the parser's mean confidence in the entities it matched) and BM25 (Bleve, over the
 //     entity-emphasised variant). Candidates are chunks; the text, offsets and
 //     embeddings of chunks the vector retriever did not return are read in one
 //     ChunksByIDs call, document metadata from the indexer's table;

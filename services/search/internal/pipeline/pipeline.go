@@ -299,14 +299,16 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 	if out["graph"].ran && out["graph"].err == nil && match != nil {
+		qconf := entityConfidence(q.Entities)
 		for _, m := range match.Chunks {
 			c := get(m.ChunkID)
 			if c == nil || !finite(m.Score) || m.Score < 0 {
 				continue
 			}
 			c.sources |= srcGraph
-			if !c.c.HasGraph || m.Score > c.c.GraphScore {
-				c.c.GraphScore, c.c.HasGraph = m.Score, true
+			score := m.Score * matchedConfidence(qconf, m.Matched)
+			if !c.c.HasGraph || score > c.c.GraphScore {
+				c.c.GraphScore, c.c.HasGraph = score, true
 			}
 			c.mentions = appendUnique(c.mentions, m.Matched...)
 			if c.c.DocumentID == "" {
@@ -786,6 +788,45 @@ func entityKeys(ents []queryparse.Entity) []string {
 		}
 	}
 	return out
+}
+
+// entityConfidence maps each query entity's keys (id, name, text) to the parser's
+// confidence in it, the highest when several entities share a key.
+func entityConfidence(ents []queryparse.Entity) map[string]float64 {
+	out := make(map[string]float64, 3*len(ents))
+	for _, e := range ents {
+		c := e.Confidence
+		if !finite(c) || c <= 0 || c > 1 {
+			c = 1
+		}
+		for _, k := range []string{e.ID, e.Name, e.Text} {
+			if k != "" {
+				out[k] = max(out[k], c)
+			}
+		}
+	}
+	return out
+}
+
+// matchedConfidence is the mean parser confidence of the query entities a chunk
+// matched (kg entity ids); ids the parser did not name count as 1. The graph score of
+// the chunk is scaled by it: a chunk matched only through an entity the parser was
+// unsure of ("sorted" in "a sorted list", 0.7) gets less graph credit than one
+// matched through a sure entity. With one query entity this is exactly kg's score
+// with each entity's specificity weighted by the query's confidence in it.
+func matchedConfidence(conf map[string]float64, matched []string) float64 {
+	if len(matched) == 0 {
+		return 1
+	}
+	sum := 0.0
+	for _, id := range matched {
+		if c, ok := conf[id]; ok {
+			sum += c
+		} else {
+			sum++
+		}
+	}
+	return sum / float64(len(matched))
 }
 
 func result(rank int, r ranker.Result) Result {
