@@ -57,6 +57,10 @@ tokens: ## token counts of JSON vs TOON payloads (cl100k_base, o200k_base; offli
 reindex: ## rebuild the search service's Bleve index from MariaDB
 	scripts/services.sh reindex
 
+.PHONY: regraph
+regraph: ## re-deliver every stored document to kg (after an extractor upgrade); REGRAPH_ARGS=-dry-run
+	eval "$$(deploy/local/stack.sh env)"; go run ./services/crawler/cmd/kgregraph $(REGRAPH_ARGS)
+
 .PHONY: fuzz
 fuzz: ## run each native fuzz target for FUZZTIME (default 30s)
 	scripts/fuzz.sh $${FUZZTIME:-30s}
