@@ -31,6 +31,7 @@ import (
 // process's resident memory.
 //
 //	KGS_BENCH_CHUNKS=100000  corpus size in chunks (default 2000; 10 chunks a document)
+//	KGS_BENCH_CANDIDATES=50  candidates per retriever (SEARCH_CANDIDATES; default 100)
 //	KGS_BENCH_QUERY_WORDS=all  query words from the whole vocabulary (default: rarer half)
 //	KGS_BENCH_REUSE=1        keep the corpus in kgsearch_test_searchbench_<n> and the
 //	                         Bleve index in $TMPDIR/kgsearch-searchbench-<n> for reuse
@@ -54,6 +55,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(fmt.Sprintf("pipeline/chunks=%d/clients=%d", n, clients), func(b *testing.B) {
 			i := 0
 			var mu sync.Mutex
+			var phases pipeline.PhaseMS
 			measure(b, clients, func() error {
 				mu.Lock()
 				q := queries[i%len(queries)]
@@ -63,8 +65,24 @@ func BenchmarkSearch(b *testing.B) {
 				if err == nil && len(r.Degraded) > 0 {
 					err = fmt.Errorf("degraded %v", r.Degraded)
 				}
+				if err == nil {
+					mu.Lock()
+					phases.Parse += r.PhaseMS.Parse
+					phases.Retrieve += r.PhaseMS.Retrieve
+					phases.Expand += r.PhaseMS.Expand
+					phases.Rank += r.PhaseMS.Rank
+					phases.Format += r.PhaseMS.Format
+					mu.Unlock()
+				}
 				return err
 			})
+			// Mean phase times (wall clock inside the pipeline, so they include waiting
+			// for the CPU when clients > cores).
+			n := float64(b.N)
+			b.ReportMetric(phases.Retrieve/n, "retrieve_ms")
+			b.ReportMetric(phases.Expand/n, "expand_ms")
+			b.ReportMetric(phases.Rank/n, "rank_ms")
+			b.ReportMetric(phases.Format/n, "format_ms")
 		})
 		vecs, err := e.Embedder.Embed(ctx, queries)
 		if err != nil {
@@ -169,6 +187,13 @@ compile link binary package module import export version release tag branch merg
 func benchEnv(b *testing.B, n int) (*searchtest.Env, []string) {
 	b.Helper()
 	o := searchtest.Options{ManualKG: true, Dims: 384}
+	if s := os.Getenv("KGS_BENCH_CANDIDATES"); s != "" {
+		c, err := strconv.Atoi(s)
+		if err != nil || c < 10 {
+			b.Fatalf("KGS_BENCH_CANDIDATES=%q: want an integer >= 10", s)
+		}
+		o.Pipeline = func(po *pipeline.Options) { po.Candidates = c }
+	}
 	if os.Getenv("KGS_BENCH_REUSE") == "1" {
 		o.DSN = persistentDB(b, fmt.Sprintf("kgsearch_test_searchbench_%d", n))
 		o.IndexDir = filepath.Join(os.TempDir(), fmt.Sprintf("kgsearch-searchbench-%d", n))

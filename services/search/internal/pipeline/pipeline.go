@@ -352,32 +352,6 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 			}
 		}
 	}
-	// BM25 score completion: candidates found only by the vector or graph retrievers
-	// get their real BM25 score instead of 0 (their vector similarity is likewise
-	// computed for BM25-only candidates by the ranker), so the fusion compares every
-	// candidate on every signal.
-	if out["bm25"].ran && out["bm25"].err == nil {
-		var ids []string
-		for _, id := range order {
-			if c := cands[id]; !c.c.HasBM25 {
-				ids = append(ids, id)
-			}
-		}
-		if len(ids) > 0 {
-			sctx, scancel := context.WithTimeout(dctx, p.opt.BM25Timeout)
-			hits, err := p.text.ScoreIDs(sctx, bm25Text(q), ids)
-			scancel()
-			if err != nil {
-				p.log.Warn("bm25 score completion failed; those candidates score 0 on bm25", "err", err)
-			}
-			for _, h := range hits {
-				if c, ok := cands[h.ChunkID]; ok && finite(h.Score) && h.Score > 0 {
-					c.c.BM25Score, c.c.HasBM25 = h.Score, true
-				}
-			}
-		}
-	}
-
 	resp.Exploration.OriginalEntityCount = len(q.Entities)
 	if resp.Exploration.ExpansionRelationships == nil {
 		resp.Exploration.ExpansionRelationships = []Relationship{}
@@ -390,7 +364,39 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 	// Hydrate: chunk text, offsets and embeddings in one store call; document metadata
 	// from the indexer's table (the store for the few it does not know).
 	t3 := time.Now()
+	// BM25 score completion: candidates found only by the vector or graph retrievers
+	// get their real BM25 score instead of 0 (their vector similarity is likewise
+	// computed for BM25-only candidates by the ranker), so the fusion compares every
+	// candidate on every signal. It needs only the candidate ids, so it runs beside
+	// the hydration (they write different fields of the candidates).
+	var completion sync.WaitGroup
+	if out["bm25"].ran && out["bm25"].err == nil {
+		var ids []string
+		for _, id := range order {
+			if c := cands[id]; !c.c.HasBM25 {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) > 0 {
+			completion.Add(1)
+			go func() {
+				defer completion.Done()
+				sctx, scancel := context.WithTimeout(dctx, p.opt.BM25Timeout)
+				hits, err := p.text.ScoreIDs(sctx, bm25Text(q), ids)
+				scancel()
+				if err != nil {
+					p.log.Warn("bm25 score completion failed; those candidates score 0 on bm25", "err", err)
+				}
+				for _, h := range hits {
+					if c, ok := cands[h.ChunkID]; ok && finite(h.Score) && h.Score > 0 {
+						c.c.BM25Score, c.c.HasBM25 = h.Score, true
+					}
+				}
+			}()
+		}
+	}
 	hydrateErr := p.hydrate(dctx, cands, order)
+	completion.Wait()
 	if hydrateErr != nil {
 		p.retrieverError("hydrate", hydrateErr)
 	}
