@@ -1,0 +1,14 @@
+// Command kgload drives the running search service with concurrent clients and
+// reports what a user would see: client-measured latency percentiles, sustained
+// QPS, errors by status class, degraded answers by signal, the server's own
+// total_time_ms and per-phase medians, and the search process's resident memory.
+//
+// With -fault it also checks the degradation contract: kg is stopped after a
+// third of the run and started again after two thirds; every request must be
+// answered without a 5xx, answers for queries with entities during the outage
+// must list graph (or expansion) in degraded, and once kg is back (plus a grace
+// period) answers must no longer be degraded. A broken contract exits 1.
+//
+//	go run ./cmd/kgload -clients 1,8 -duration 30s -pid-file .state/run/search.pid
+//	go run ./cmd/kgload -clients 8 -duration 60s -fault -json fault.json
+package main
