@@ -9,10 +9,11 @@
 //     entity-emphasised variant). Candidates are chunks; the text, offsets and
 //     embeddings of chunks the vector retriever did not return are read in one
 //     ChunksByIDs call, document metadata from the indexer's table;
-//  3. expand the query entities through kg (started in parallel with retrieval, so
-//     only the match of the related entities waits): related entities at or above a
-//     confidence threshold bring their chunks, which count at 0.7 of their graph score
-//     when reached only that way; what was used and why is reported in exploration.
+//  3. expand the query entities through kg: related entities at or above a confidence
+//     threshold bring their chunks, which count at 0.7 of their graph score when
+//     reached only that way; what was used and why is reported in exploration. The
+//     expansion needs only the parse, so it runs beside the retrievers (expand, then
+//     match of the related entities) and this phase only merges its chunks.
 //     Then BM25 score completion: candidates the BM25 retriever did not return are
 //     scored under the same BM25 query (bm25.Index.ScoreIDs), as the ranker computes
 //     the vector similarity of candidates the vector retriever did not return, so

@@ -190,6 +190,8 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 		bmHits   []bm25.Hit
 		match    *kgapi.MatchResponse
 		expanded *kgapi.ExpandResponse
+		expMatch *kgapi.MatchResponse // chunks of the related entities used
+		explored Response             // its Exploration, filled by the expansion
 		out      = map[string]*outcome{"vector": {}, "graph": {}, "bm25": {}, "expansion": {}}
 	)
 	var g errgroup.Group
@@ -233,14 +235,27 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 			return len(m.Chunks), nil
 		})
 		if req.Expand {
-			run("expansion", p.opt.ExpandTimeout, func(ctx context.Context) (int, error) {
-				e, err := p.kg.Expand(ctx, kgapi.ExpandRequest{Entities: entityKeys, MaxHops: p.opt.ExpandHops,
+			// Expansion needs only the parse, so it runs beside the retrievers, match of
+			// the related entities included: phase 3 then only merges its chunks.
+			run("expansion", p.opt.ExpandTimeout+p.opt.GraphTimeout, func(ctx context.Context) (int, error) {
+				ectx, cancel := context.WithTimeout(ctx, p.opt.ExpandTimeout)
+				e, err := p.kg.Expand(ectx, kgapi.ExpandRequest{Entities: entityKeys, MaxHops: p.opt.ExpandHops,
 					Limit: 4 * p.opt.ExpandLimit, MinConfidence: p.opt.ExpandMinConfidence})
+				cancel()
 				if err != nil {
 					return 0, err
 				}
 				expanded = e
-				return len(e.Related), nil
+				used := p.exploration(&explored, q, e)
+				if len(used) == 0 {
+					return 0, nil
+				}
+				m, err := p.kg.Match(ctx, kgapi.MatchRequest{Entities: used, Limit: p.opt.Candidates})
+				if err != nil {
+					return 0, err
+				}
+				expMatch = m
+				return len(m.Chunks), nil
 			})
 		}
 	} else if len(entityKeys) > 0 {
@@ -321,34 +336,26 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 	// Phase 3: expansion through the graph.
 	t2 := time.Now()
 	graphOK := out["graph"].ran && out["graph"].err == nil
-	if graphOK && out["expansion"].ran && out["expansion"].err == nil && expanded != nil {
-		used := p.exploration(resp, q, expanded)
-		if len(used) > 0 {
-			ectx, ecancel := context.WithTimeout(dctx, p.opt.GraphTimeout)
-			m, err := p.kg.Match(ectx, kgapi.MatchRequest{Entities: used, Limit: p.opt.Candidates})
-			ecancel()
-			if err != nil {
-				out["expansion"].err = err
-				p.retrieverError("expansion", err)
-			} else {
-				for _, mc := range m.Chunks {
-					c := get(mc.ChunkID)
-					if c == nil || !finite(mc.Score) || mc.Score < 0 {
-						continue
-					}
-					c.mentions = appendUnique(c.mentions, mc.Matched...)
-					if c.sources&srcGraph != 0 {
-						continue // reached directly: the direct score stands
-					}
-					c.sources |= srcExpanded
-					if !c.c.HasGraph || mc.Score > c.c.GraphScore {
-						c.c.GraphScore, c.c.HasGraph = mc.Score, true
-					}
-					c.c.GraphExpandedOnly = true
-					if c.c.DocumentID == "" {
-						c.c.DocumentID = mc.DocumentID
-					}
-				}
+	if graphOK && out["expansion"].ran && expanded != nil {
+		resp.Exploration = explored.Exploration
+	}
+	if graphOK && out["expansion"].ran && out["expansion"].err == nil && expMatch != nil {
+		for _, mc := range expMatch.Chunks {
+			c := get(mc.ChunkID)
+			if c == nil || !finite(mc.Score) || mc.Score < 0 {
+				continue
+			}
+			c.mentions = appendUnique(c.mentions, mc.Matched...)
+			if c.sources&srcGraph != 0 {
+				continue // reached directly: the direct score stands
+			}
+			c.sources |= srcExpanded
+			if !c.c.HasGraph || mc.Score > c.c.GraphScore {
+				c.c.GraphScore, c.c.HasGraph = mc.Score, true
+			}
+			c.c.GraphExpandedOnly = true
+			if c.c.DocumentID == "" {
+				c.c.DocumentID = mc.DocumentID
 			}
 		}
 	}
