@@ -22,20 +22,21 @@ import (
 )
 
 type config struct {
-	search   string
-	clients  []int
-	duration time.Duration
-	requests int
-	queries  []string
-	pidFile  string
-	jsonOut  string
-	k        int
-	timeout  time.Duration
-	fault    bool
-	stopCmd  string
-	startCmd string
-	grace    time.Duration
-	workdir  string
+	search    string
+	clients   []int
+	duration  time.Duration
+	requests  int
+	queries   []string
+	pidFile   string
+	jsonOut   string
+	k         int
+	timeout   time.Duration
+	fault     bool
+	stopCmd   string
+	startCmd  string
+	grace     time.Duration
+	workdir   string
+	tolerance float64
 }
 
 func main() {
@@ -72,6 +73,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.stopCmd, "fault-stop", "scripts/services.sh stop kg", "shell command that stops kg (-fault)")
 	fs.StringVar(&c.startCmd, "fault-start", "scripts/services.sh start kg", "shell command that starts kg and returns once it is ready (-fault)")
 	fs.DurationVar(&c.grace, "recover-grace", 3*time.Second, "time after kg is back before answers must be undegraded (-fault)")
+	fs.Float64Var(&c.tolerance, "recover-tolerance", 0, "fraction of answers after recovery allowed to stay degraded graph/expansion (-fault)")
 	fs.StringVar(&c.workdir, "dir", ".", "working directory for the fault commands")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -91,6 +93,9 @@ func parseFlags(args []string) (config, error) {
 	}
 	if c.fault && c.duration <= 0 {
 		return c, errors.New("-fault needs -duration: the outage is placed at 1/3 and 2/3 of it")
+	}
+	if c.tolerance < 0 || c.tolerance > 1 {
+		return c, fmt.Errorf("-recover-tolerance: got %v, want 0..1", c.tolerance)
 	}
 	if c.k < 1 || c.k > 100 {
 		return c, fmt.Errorf("-k: got %d, want 1..100", c.k)
@@ -283,8 +288,9 @@ func doSearch(client *http.Client, cfg config, q string, levelStart time.Time) R
 
 // runFault stops kg at 1/3 of the level and starts it at 2/3, recording when.
 func runFault(ctx context.Context, log *slog.Logger, cfg config, start time.Time, win *Window) error {
-	win.Grace = cfg.grace
+	win.Grace, win.Tolerance = cfg.grace, cfg.tolerance
 	sleepUntil(ctx, start.Add(cfg.duration/3))
+	win.StopBegin = time.Since(start)
 	log.Info("fault: stopping kg", "cmd", cfg.stopCmd)
 	if err := shell(cfg.workdir, cfg.stopCmd); err != nil {
 		return fmt.Errorf("fault stop %q: %w", cfg.stopCmd, err)
@@ -448,6 +454,7 @@ func printLevel(w io.Writer, s Summary) {
 	if f := s.Fault; f != nil {
 		fmt.Fprintf(w, "fault window s: kg down at %.1f, restart issued %.1f, ready %.1f, grace %.0f\n",
 			f.Window["stop_done"], f.Window["start_begin"], f.Window["start_done"], f.Window["grace"])
+		fmt.Fprintf(w, "fault: before the outage %d/%d answers degraded graph/expansion\n", f.BeforeDegraded, f.Before)
 		fmt.Fprintf(w, "fault: answered %d, unanswered %d, 5xx %d; outage: %d/%d entity queries degraded graph/expansion, %d without entities; after recovery: %d answers, %d degraded\n",
 			f.Answered, f.Unanswered, f.Status5xx, f.OutageDegraded, f.OutageWithEntity, f.OutageNoEntity, f.Recovered, f.RecoveredDegraded)
 		if f.OK() {

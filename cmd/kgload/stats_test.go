@@ -112,7 +112,7 @@ func TestParseStatus(t *testing.T) {
 
 func TestCheckFault(t *testing.T) {
 	sec := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
-	w := Window{StopDone: sec(10), StartBegin: sec(20), StartDone: sec(25), Grace: sec(2)}
+	w := Window{StopBegin: sec(9), StopDone: sec(10), StartBegin: sec(20), StartDone: sec(25), Grace: sec(2)}
 	ok := []Result{
 		{Start: sec(1), Latency: sec(0.02), Status: 200, Entities: 2},                               // before
 		{Start: sec(11), Latency: sec(0.02), Status: 200, Entities: 2, Degraded: []string{"graph"}}, // outage
@@ -125,25 +125,30 @@ func TestCheckFault(t *testing.T) {
 	tests := []struct {
 		name       string
 		rs         []Result
+		tolerance  float64
 		wantOK     bool
-		wantCounts [6]int // answered, 5xx, outageWithEntity, outageDegraded, recovered, recoveredDegraded
+		wantCounts [7]int // before, answered, 5xx, outageWithEntity, outageDegraded, recovered, recoveredDegraded
 	}{
-		{"held", ok, true, [6]int{7, 0, 2, 2, 1, 0}},
+		{"held", ok, 0, true, [7]int{1, 7, 0, 2, 2, 1, 0}},
 		{"outage answer not degraded", append(clone(ok), Result{Start: sec(15), Latency: sec(0.01), Status: 200, Entities: 1}),
-			false, [6]int{8, 0, 3, 2, 1, 0}},
+			0, false, [7]int{1, 8, 0, 3, 2, 1, 0}},
 		{"5xx during outage", append(clone(ok), Result{Start: sec(15), Latency: sec(0.01), Status: 503}),
-			false, [6]int{8, 1, 2, 2, 1, 0}},
+			0, false, [7]int{1, 8, 1, 2, 2, 1, 0}},
 		{"unanswered", append(clone(ok), Result{Start: sec(15), Latency: sec(10), Status: 0, Err: "timeout"}),
-			false, [6]int{7, 0, 2, 2, 1, 0}},
+			0, false, [7]int{1, 7, 0, 2, 2, 1, 0}},
 		{"still degraded after recovery", append(clone(ok), Result{Start: sec(29), Latency: sec(0.01), Status: 200, Entities: 1, Degraded: []string{"graph"}}),
-			false, [6]int{8, 0, 2, 2, 2, 1}},
-		{"nothing after recovery", ok[:5], false, [6]int{5, 0, 2, 2, 0, 0}},
-		{"no outage answers with entities", []Result{ok[0], ok[3], ok[6]}, false, [6]int{3, 0, 0, 0, 1, 0}},
+			0, false, [7]int{1, 8, 0, 2, 2, 2, 1}},
+		{"nothing after recovery", ok[:5], 0, false, [7]int{1, 5, 0, 2, 2, 0, 0}},
+		{"no outage answers with entities", []Result{ok[0], ok[3], ok[6]}, 0, false, [7]int{1, 3, 0, 0, 0, 1, 0}},
+		{"within tolerance", append(clone(ok), Result{Start: sec(29), Latency: sec(0.01), Status: 200, Entities: 1, Degraded: []string{"graph"}}),
+			0.5, true, [7]int{1, 8, 0, 2, 2, 2, 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			w := w
+			w.Tolerance = tc.tolerance
 			f := checkFault(tc.rs, w)
-			got := [6]int{f.Answered, f.Status5xx, f.OutageWithEntity, f.OutageDegraded, f.Recovered, f.RecoveredDegraded}
+			got := [7]int{f.Before, f.Answered, f.Status5xx, f.OutageWithEntity, f.OutageDegraded, f.Recovered, f.RecoveredDegraded}
 			if got != tc.wantCounts {
 				t.Errorf("counts: got %v, want %v", got, tc.wantCounts)
 			}
