@@ -27,5 +27,7 @@
 // A failing retriever never fails the search: its signal is dropped, the remaining
 // weights are renormalised and the signal is listed in degraded. Only when every
 // retriever fails does Search return an *UnavailableError. The phase timings count
-// candidate hydration under retrieve.
+// candidate hydration and BM25 score completion under retrieve; expand is the
+// expansion's own time (beside the retrievers) plus the merge, so it overlaps retrieve
+// and the phases can add up to more than total_time_ms.
 package pipeline

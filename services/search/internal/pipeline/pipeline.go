@@ -366,7 +366,12 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 	if resp.Exploration.DiscoveredEntities == nil {
 		resp.Exploration.DiscoveredEntities = []DiscoveredEntity{}
 	}
+	// The expansion ran beside the retrievers: its own time plus this merge is the
+	// expand phase, which therefore overlaps retrieve.
 	expandTook := time.Since(t2)
+	if o := out["expansion"]; o.ran {
+		expandTook += o.took
+	}
 
 	// Hydrate: chunk text, offsets and embeddings in one store call; document metadata
 	// from the indexer's table (the store for the few it does not know).
