@@ -92,6 +92,7 @@ type Server struct {
 	ready   atomic.Bool
 	mu      sync.Mutex
 	checks  map[string]ReadyCheck
+	info    map[string]bool // checks reported by /readyz that do not decide readiness
 	order   []string
 	reqs    *prometheus.CounterVec
 	latency *prometheus.HistogramVec
@@ -101,7 +102,7 @@ type Server struct {
 func New(name string, cfg Config, logger *slog.Logger) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	cfg = cfg.Defaults()
-	s := &Server{cfg: cfg, name: name, log: logger, engine: gin.New(), reg: prometheus.NewRegistry(), checks: map[string]ReadyCheck{}}
+	s := &Server{cfg: cfg, name: name, log: logger, engine: gin.New(), reg: prometheus.NewRegistry(), checks: map[string]ReadyCheck{}, info: map[string]bool{}}
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.reqs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "kgsearch", Subsystem: name, Name: "http_requests_total", Help: "HTTP requests by route, method and status.",
@@ -149,6 +150,17 @@ func (s *Server) AddReadyCheck(name string, check ReadyCheck) {
 	s.checks[name] = check
 }
 
+// AddInfoCheck registers a dependency probe that /readyz reports but that does not
+// make the service unready: one the service degrades gracefully without (search
+// answers without kg), so that its outage does not take every replica out of a load
+// balancer.
+func (s *Server) AddInfoCheck(name string, check ReadyCheck) {
+	s.AddReadyCheck(name, check)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.info[name] = true
+}
+
 // SetReady marks whether start-up (migrations, index catch-up) is finished.
 func (s *Server) SetReady(v bool) { s.ready.Store(v) }
 
@@ -157,8 +169,10 @@ func (s *Server) ReadyStatus(ctx context.Context) (bool, map[string]string) {
 	s.mu.Lock()
 	names := append([]string(nil), s.order...)
 	checks := make([]ReadyCheck, len(names))
+	infoOnly := make([]bool, len(names))
 	for i, n := range names {
 		checks[i] = s.checks[n]
+		infoOnly[i] = s.info[n]
 	}
 	s.mu.Unlock()
 	out := make(map[string]string, len(names)+1)
@@ -172,20 +186,23 @@ func (s *Server) ReadyStatus(ctx context.Context) (bool, map[string]string) {
 	var mu sync.Mutex
 	for i := range names {
 		wg.Add(1)
-		go func(name string, check ReadyCheck) {
+		go func(name string, check ReadyCheck, infoOnly bool) {
 			defer wg.Done()
 			cctx, cancel := context.WithTimeout(ctx, s.cfg.ReadyTimeout)
 			defer cancel()
 			err := check(cctx)
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
+			switch {
+			case err != nil && infoOnly:
+				out[name] = "degraded: " + err.Error()
+			case err != nil:
 				out[name] = err.Error()
 				ok = false
-			} else {
+			default:
 				out[name] = "ok"
 			}
-		}(names[i], checks[i])
+		}(names[i], checks[i], infoOnly[i])
 	}
 	wg.Wait()
 	return ok, out

@@ -149,6 +149,14 @@ func TestReadyz(t *testing.T) {
 	if rec := do(t, s, "GET", "/readyz", "", nil); rec.Code != 200 {
 		t.Fatalf("all ok: got %d, want 200 (%s)", rec.Code, rec.Body)
 	}
+	s.AddInfoCheck("kg", func(ctx context.Context) error { return errors.New("kg unreachable") })
+	rec = do(t, s, "GET", "/readyz", "", nil)
+	if rec.Code != 200 {
+		t.Fatalf("failing info-only check: got %d, want 200 (%s)", rec.Code, rec.Body)
+	}
+	if !strings.Contains(rec.Body.String(), "degraded: kg unreachable") {
+		t.Errorf("readyz does not report the info-only check: %s", rec.Body)
+	}
 	s.SetReady(false)
 	if rec := do(t, s, "GET", "/readyz", "", nil); rec.Code != 503 {
 		t.Fatalf("not started: got %d, want 503", rec.Code)

@@ -91,6 +91,9 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Info:    map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
 	}).Register()
 	srv.AddReadyCheck("mariadb", st.Ping)
+	// Search answers without kg (graph signal dropped, reported as degraded), so kg
+	// is reported by /readyz but does not make the service unready.
+	srv.AddInfoCheck("kg", kg.Ready)
 	srv.AddReadyCheck("index", func(context.Context) error {
 		_, err := ix.DocCount()
 		return err
