@@ -49,6 +49,14 @@ bench: ## run the benchmarks against the real stack (see docs/benchmarks.md)
 eval: ## relevance evaluation: full pipeline vs BM25, vector and RRF (nDCG@10, MRR@10, Recall@10)
 	scripts/eval.sh
 
+.PHONY: load
+load: ## load test the running search service at 1 and 8 clients (p50/p99, QPS, RSS)
+	$(GO) run ./cmd/kgload -clients 1,8 -duration 30s -pid-file $(KGS_STATE)/run/search.pid
+
+.PHONY: fault
+fault: ## stop kg in the middle of a load run: every request must still be answered, degraded
+	$(GO) run ./cmd/kgload -clients 1 -duration 60s -fault
+
 .PHONY: tokens
 tokens: ## token counts of JSON vs TOON payloads (cl100k_base, o200k_base; offline)
 	$(GO) run ./cmd/toontokens
