@@ -52,7 +52,12 @@ cmd_install() {
 	deb="$(ls "$DEBS"/${PACKAGE}_*.deb 2>/dev/null | head -n1 || true)"
 	if [[ -z "$deb" ]]; then
 		log "downloading $PACKAGE with apt-get download"
-		(cd "$DEBS" && apt-get -o APT::Sandbox::User=root download "$PACKAGE") >&2 || die "apt-get download $PACKAGE failed (run apt-get update first?)"
+		if ! (cd "$DEBS" && apt-get -o APT::Sandbox::User=root download "$PACKAGE") >&2; then
+			# A fresh machine may have no package lists yet.
+			log "refreshing the package lists (apt-get update) and retrying"
+			apt-get update >&2 || die "apt-get update failed; cannot download $PACKAGE"
+			(cd "$DEBS" && apt-get -o APT::Sandbox::User=root download "$PACKAGE") >&2 || die "apt-get download $PACKAGE failed"
+		fi
 		deb="$(ls "$DEBS"/${PACKAGE}_*.deb | head -n1)"
 	fi
 	log "unpacking $(basename "$deb")"
