@@ -78,6 +78,15 @@ func (s *Store) SearchVectors(ctx context.Context, vec []float32, k int, f Filte
 		if err != nil {
 			return nil, fmt.Errorf("search vectors: %w", err)
 		}
+		if len(hits) == k {
+			return hits, nil
+		}
+		// Fewer than k: the table holds fewer than k chunks (an exact scan is then
+		// cheap) or the HNSW walk missed some; either way the exact answer is the
+		// complete one, so the result is never silently short.
+		if hits, err = s.queryHits(ctx, ef, exactSQL(""), qv, 0, nil, k); err != nil {
+			return nil, fmt.Errorf("search vectors (exact): %w", err)
+		}
 		return hits, nil
 	}
 	for limit := max(10*k, 100); ; limit *= 4 {
