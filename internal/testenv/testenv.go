@@ -5,8 +5,15 @@
 package testenv
 
 import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // Required reports whether integration tests must run (KGS_INTEGRATION=1).
@@ -39,4 +46,39 @@ func Neo4j(t testing.TB) (uri, user, password string) {
 	t.Helper()
 	uri = lookup(t, "KGS_TEST_NEO4J_URI", "Neo4j")
 	return uri, os.Getenv("KGS_TEST_NEO4J_USER"), os.Getenv("KGS_TEST_NEO4J_PASSWORD")
+}
+
+// FreshMariaDB creates an empty database kgsearch_test_<random> on the test server,
+// drops it when the test ends, and returns a DSN pointing at it, so integration tests
+// can run in parallel packages without seeing each other's rows.
+func FreshMariaDB(t testing.TB) string {
+	t.Helper()
+	base := MariaDBDSN(t)
+	mc, err := mysql.ParseDSN(base)
+	if err != nil {
+		t.Fatalf("parse KGS_TEST_MARIADB_DSN: %v", err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "kgsearch_test_" + hex.EncodeToString(b[:])
+	admin, err := sql.Open("mysql", base)
+	if err != nil {
+		t.Fatalf("open %s: %v", base, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4"); err != nil {
+		admin.Close()
+		t.Fatalf("create test database %s: %v (the kgsearch user needs ALL on `kgsearch_test%%`.*; deploy/local/mariadb.sh start grants it)", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+		admin.Close()
+	})
+	mc.DBName = name
+	return mc.FormatDSN()
 }

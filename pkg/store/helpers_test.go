@@ -2,17 +2,12 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
 	"sort"
 	"testing"
-	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/kgsearch/kgsearch/internal/testenv"
 )
 
@@ -23,34 +18,7 @@ var testModel = Model{Name: "all-MiniLM-L6-v2", Dims: 384}
 // and drops it when the test ends; it returns a DSN pointing at it.
 func freshDatabase(t testing.TB) string {
 	t.Helper()
-	base := testenv.MariaDBDSN(t)
-	mc, err := mysql.ParseDSN(base)
-	if err != nil {
-		t.Fatalf("parse KGS_TEST_MARIADB_DSN: %v", err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "kgsearch_test_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("mysql", base)
-	if err != nil {
-		t.Fatalf("open %s: %v", base, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4"); err != nil {
-		admin.Close()
-		t.Fatalf("create test database %s: %v (the kgsearch user needs ALL on `kgsearch_test%%`.*; deploy/local/mariadb.sh start grants it)", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-		admin.Close()
-	})
-	mc.DBName = name
-	return mc.FormatDSN()
+	return testenv.FreshMariaDB(t)
 }
 
 func openStore(t testing.TB, dsn string, m Model) *Store {

@@ -3,9 +3,6 @@ package api
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/embed/embedtest"
@@ -31,30 +26,7 @@ import (
 
 func freshDatabase(t *testing.T) string {
 	t.Helper()
-	base := testenv.MariaDBDSN(t)
-	mc, err := mysql.ParseDSN(base)
-	if err != nil {
-		t.Fatalf("parse KGS_TEST_MARIADB_DSN: %v", err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "kgsearch_test_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("mysql", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec("CREATE DATABASE `" + name + "` CHARACTER SET utf8mb4"); err != nil {
-		admin.Close()
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + name + "`"); err != nil {
-			t.Errorf("drop %s: %v", name, err)
-		}
-		admin.Close()
-	})
-	mc.DBName = name
-	return mc.FormatDSN()
+	return testenv.FreshMariaDB(t)
 }
 
 type fixture struct {

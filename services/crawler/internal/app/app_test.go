@@ -2,9 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -18,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
@@ -30,30 +25,7 @@ import (
 
 func freshDatabase(t *testing.T) string {
 	t.Helper()
-	base := testenv.MariaDBDSN(t)
-	mc, err := mysql.ParseDSN(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "kgsearch_test_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("mysql", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec("CREATE DATABASE `" + name + "`"); err != nil {
-		admin.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + name + "`"); err != nil {
-			t.Errorf("drop %s: %v", name, err)
-		}
-		admin.Close()
-	})
-	mc.DBName = name
-	return mc.FormatDSN()
+	return testenv.FreshMariaDB(t)
 }
 
 // fakeEmbeddings speaks the OpenAI embeddings API with 8-d vectors derived

@@ -2,9 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -14,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/embed/embedtest"
@@ -30,34 +25,7 @@ import (
 // freshDatabase creates kgsearch_test_<random> and drops it after the test.
 func freshDatabase(t testing.TB) string {
 	t.Helper()
-	base := testenv.MariaDBDSN(t)
-	mc, err := mysql.ParseDSN(base)
-	if err != nil {
-		t.Fatalf("parse KGS_TEST_MARIADB_DSN: %v", err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "kgsearch_test_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("mysql", base)
-	if err != nil {
-		t.Fatalf("open %s: %v", base, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4"); err != nil {
-		admin.Close()
-		t.Fatalf("create test database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-		admin.Close()
-	})
-	mc.DBName = name
-	return mc.FormatDSN()
+	return testenv.FreshMariaDB(t)
 }
 
 const testDims = 64

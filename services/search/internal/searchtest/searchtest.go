@@ -7,9 +7,6 @@ package searchtest
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
@@ -17,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/embed/embedtest"
@@ -74,34 +69,7 @@ type Options struct {
 // KGS_TEST_MARIADB_DSN.
 func FreshDatabase(t testing.TB) string {
 	t.Helper()
-	base := testenv.MariaDBDSN(t)
-	mc, err := mysql.ParseDSN(base)
-	if err != nil {
-		t.Fatalf("parse KGS_TEST_MARIADB_DSN: %v", err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "kgsearch_test_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("mysql", base)
-	if err != nil {
-		t.Fatalf("open %s: %v", base, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4"); err != nil {
-		admin.Close()
-		t.Fatalf("create test database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-		admin.Close()
-	})
-	mc.DBName = name
-	return mc.FormatDSN()
+	return testenv.FreshMariaDB(t)
 }
 
 // New builds the environment.
