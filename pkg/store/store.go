@@ -301,3 +301,28 @@ func retryable(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
 }
+
+// OpenRetry is Open retried every two seconds while the server is not reachable
+// (ErrNotReady: a stack that is still starting), for at most wait. onWait, when not
+// nil, is told each failure (services report it on /readyz). Other errors, such as a
+// model mismatch, return at once.
+func OpenRetry(ctx context.Context, cfg Config, logger *slog.Logger, wait time.Duration, onWait func(error)) (*Store, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		st, err := Open(ctx, cfg, logger)
+		if err == nil || !errors.Is(err, ErrNotReady) || time.Now().After(deadline) {
+			return st, err
+		}
+		if onWait != nil {
+			onWait(err)
+		}
+		if logger != nil {
+			logger.Warn("MariaDB not reachable yet, retrying", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}

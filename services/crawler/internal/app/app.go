@@ -6,7 +6,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -30,6 +29,18 @@ import (
 
 // Run starts the crawler and blocks until ctx is cancelled or a part fails.
 func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	// Until the service is built, /readyz answers 503 with what it is waiting for.
+	boot, err := httpserver.Starting(cfg.Addr, "crawler", logger)
+	if err != nil {
+		return err
+	}
+	booting := true
+	defer func() {
+		if booting {
+			boot.Stop()
+		}
+	}()
+	boot.Set("loading the embedding model")
 	embedder, err := embed.New(cfg.Embed, logger)
 	if err != nil {
 		return fmt.Errorf("start embedder: %w", err)
@@ -41,9 +52,11 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	logger.Info("embedding model ready", "model", model.Name, "dims", model.Dims)
 
-	st, err := openStore(ctx, cfg.MariaDBDSN, store.Model{Name: model.Name, Dims: model.Dims}, logger)
+	boot.Set("connecting to MariaDB")
+	st, err := store.OpenRetry(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: store.Model{Name: model.Name, Dims: model.Dims}}, logger,
+		time.Minute, func(err error) { boot.Set("waiting for MariaDB (KGS_MARIADB_DSN): " + err.Error()) })
 	if err != nil {
-		return err
+		return fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
 	}
 	defer st.Close()
 
@@ -76,6 +89,8 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	srv.AddReadyCheck("mariadb", st.Ping)
 	srv.SetReady(true)
 
+	boot.Stop()
+	booting = false
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return eng.Run(gctx) })
@@ -85,27 +100,4 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		g.Go(func() error { return w.Run(gctx) })
 	}
 	return g.Wait()
-}
-
-// openStore opens MariaDB, retrying while it is not reachable yet (a stack
-// starting up), and gives up with a clear error on a model mismatch.
-func openStore(ctx context.Context, dsn string, m store.Model, logger *slog.Logger) (*store.Store, error) {
-	var last error
-	for attempt := 0; attempt < 30; attempt++ {
-		st, err := store.Open(ctx, store.Config{DSN: dsn, Model: m}, logger)
-		if err == nil {
-			return st, nil
-		}
-		last = err
-		if !errors.Is(err, store.ErrNotReady) {
-			return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
-		}
-		logger.Warn("MariaDB not reachable yet, retrying", "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(2 * time.Second):
-		}
-	}
-	return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", last)
 }

@@ -34,6 +34,18 @@ import (
 
 // Run starts the search service and blocks until ctx is cancelled or a part fails.
 func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	// Until the service is built, /readyz answers 503 with what it is waiting for.
+	boot, err := httpserver.Starting(cfg.Addr, "search", logger)
+	if err != nil {
+		return err
+	}
+	booting := true
+	defer func() {
+		if booting {
+			boot.Stop()
+		}
+	}()
+	boot.Set("loading the embedding model")
 	embedder, err := embed.New(cfg.Embed, logger)
 	if err != nil {
 		return fmt.Errorf("start embedder: %w", err)
@@ -45,10 +57,13 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	logger.Info("embedding model ready", "model", model.Name, "dims", model.Dims)
 
-	st, err := openStore(ctx, cfg, store.Model{Name: model.Name, Dims: model.Dims}, logger)
+	boot.Set("connecting to MariaDB")
+	st, err := openStore(ctx, cfg, store.Model{Name: model.Name, Dims: model.Dims}, logger,
+		func(err error) { boot.Set("waiting for MariaDB (KGS_MARIADB_DSN): " + err.Error()) })
 	if err != nil {
 		return err
 	}
+	boot.Set("opening the BM25 index")
 	defer st.Close()
 
 	ix, err := openIndex(ctx, cfg.IndexDir, st, logger)
@@ -100,6 +115,8 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	})
 	srv.SetReady(true)
 
+	boot.Stop()
+	booting = false
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return idx.Run(gctx) })
@@ -114,7 +131,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 // service must not be running on the same directory (Bleve locks it; Open reports
 // bm25.ErrLocked after 2 s).
 func Reindex(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	st, err := openStore(ctx, cfg, store.Model{}, logger)
+	st, err := openStore(ctx, cfg, store.Model{}, logger, nil)
 	if err != nil {
 		return err
 	}
@@ -174,23 +191,10 @@ func openIndex(ctx context.Context, dir string, st *store.Store, logger *slog.Lo
 
 // openStore opens MariaDB, retrying while it is not reachable yet (a stack starting
 // up), and gives up with a clear error on a model mismatch.
-func openStore(ctx context.Context, cfg config.Config, m store.Model, logger *slog.Logger) (*store.Store, error) {
-	var last error
-	for attempt := 0; attempt < 30; attempt++ {
-		st, err := store.Open(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: m, EfSearch: cfg.EfSearch}, logger)
-		if err == nil {
-			return st, nil
-		}
-		last = err
-		if !errors.Is(err, store.ErrNotReady) {
-			return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
-		}
-		logger.Warn("MariaDB not reachable yet, retrying", "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(2 * time.Second):
-		}
+func openStore(ctx context.Context, cfg config.Config, m store.Model, logger *slog.Logger, onWait func(error)) (*store.Store, error) {
+	st, err := store.OpenRetry(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: m, EfSearch: cfg.EfSearch}, logger, time.Minute, onWait)
+	if err != nil {
+		return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
 	}
-	return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", last)
+	return st, nil
 }
