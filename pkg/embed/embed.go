@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -264,7 +265,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		ModelDir:  getenv("KGS_EMBED_MODEL_DIR"),
 		ORTLib:    getenv("KGS_ORT_LIB"),
 		ModelFile: getenv("KGS_EMBED_MODEL_FILE"),
-		BaseURL:   getenv("KGS_EMBED_BASE_URL"),
+		BaseURL:   cmp.Or(getenv("KGS_EMBED_BASE_URL"), getenv("KGS_EMBED_URL")), // KGS_EMBED_URL: the shorter alias the docs use
 		APIKey:    getenv("KGS_EMBED_API_KEY"),
 	}
 	ints := []struct {

@@ -120,10 +120,6 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	// KGS_EMBED_URL is the name the platform's docs use for the HTTP providers' server.
-	if ec.BaseURL == "" {
-		ec.BaseURL = getenv("KGS_EMBED_URL")
-	}
 	c.Embed = ec
 	return c, errors.Join(errs...)
 }

@@ -105,9 +105,6 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if ec.BaseURL == "" {
-		ec.BaseURL = getenv("KGS_EMBED_URL")
-	}
 	c.Embed = ec
 	return c, errors.Join(errs...)
 }
