@@ -6,6 +6,7 @@ package envconf
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -132,6 +133,20 @@ func (r *Reader) List(key string, def []string) []string {
 		}
 	}
 	return out
+}
+
+// LogLevel accepts debug, info, warn or error.
+func (r *Reader) LogLevel(key string, def slog.Level) slog.Level {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		r.fail(key, v, "want debug, info, warn or error")
+		return def
+	}
+	return l
 }
 
 // Secret reads a value from KEY, or from the file named by KEY_FILE.

@@ -1,6 +1,7 @@
 package envconf
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +45,22 @@ func TestReader(t *testing.T) {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error %q does not name %s", err, name)
 		}
+	}
+}
+
+func TestLogLevel(t *testing.T) {
+	r := FromMap(map[string]string{"L_OK": "debug", "L_BAD": "loud"})
+	if got := r.LogLevel("L_OK", slog.LevelInfo); got != slog.LevelDebug {
+		t.Errorf("LogLevel: got %v, want DEBUG", got)
+	}
+	if got := r.LogLevel("L_MISSING", slog.LevelWarn); got != slog.LevelWarn {
+		t.Errorf("LogLevel default: got %v, want WARN", got)
+	}
+	if r.Err() != nil {
+		t.Fatalf("unexpected error: %v", r.Err())
+	}
+	r.LogLevel("L_BAD", slog.LevelInfo)
+	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "L_BAD") {
+		t.Errorf("got %v, want an error naming L_BAD", err)
 	}
 }

@@ -86,7 +86,7 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	c.KGURL = r.String("KGS_KG_URL", c.KGURL)
 	c.KGAPIKey = r.Secret("KGS_KG_API_KEY")
 	c.APIKeys = r.List("KGS_API_KEYS", nil)
-	level := r.String("KGS_LOG_LEVEL", "info")
+	c.LogLevel = r.LogLevel("KGS_LOG_LEVEL", c.LogLevel)
 	c.UserAgent = r.String("CRAWLER_USER_AGENT", c.UserAgent)
 	c.AllowHosts = r.List("CRAWLER_ALLOW_HOSTS", nil)
 	c.MaxPagesCap = r.Int("CRAWLER_MAX_PAGES_CAP", c.MaxPagesCap)
@@ -109,9 +109,6 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	var errs []error
 	if err := r.Err(); err != nil {
 		errs = append(errs, err)
-	}
-	if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
-		errs = append(errs, fmt.Errorf("KGS_LOG_LEVEL=%q: want debug, info, warn or error", level))
 	}
 	if getenv == nil {
 		getenv = os.Getenv

@@ -87,7 +87,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.Neo4jRetry = r.Duration("KG_NEO4J_RETRY", c.Neo4jRetry)
 	c.GraphTimeout = r.Duration("KG_GRAPH_TIMEOUT", c.GraphTimeout)
 	c.APIKeys = r.List("KGS_API_KEYS", nil)
-	level := r.String("KGS_LOG_LEVEL", "info")
+	c.LogLevel = r.LogLevel("KGS_LOG_LEVEL", c.LogLevel)
 	c.MaxBodyBytes = r.Int64("KG_MAX_BODY_BYTES", c.MaxBodyBytes)
 	c.MaxChunkBytes = r.Int("KG_MAX_CHUNK_BYTES", c.MaxChunkBytes)
 	c.MaxChunks = r.Int("KG_MAX_CHUNKS", c.MaxChunks)
@@ -107,9 +107,6 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	var errs []error
 	if err := r.Err(); err != nil {
 		errs = append(errs, err)
-	}
-	if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
-		errs = append(errs, fmt.Errorf("KGS_LOG_LEVEL=%q: want debug, info, warn or error", level))
 	}
 	return c, errors.Join(errs...)
 }

@@ -77,7 +77,7 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	c.KGAPIKey = r.Secret("KGS_KG_API_KEY")
 	c.APIKeys = r.List("KGS_API_KEYS", nil)
 	c.IndexDir = r.String("SEARCH_INDEX_DIR", c.IndexDir)
-	level := r.String("KGS_LOG_LEVEL", "info")
+	c.LogLevel = r.LogLevel("KGS_LOG_LEVEL", c.LogLevel)
 	c.Deadline = r.Duration("SEARCH_DEADLINE", c.Deadline)
 	c.VectorTimeout = r.Duration("SEARCH_VECTOR_TIMEOUT", c.VectorTimeout)
 	c.GraphTimeout = r.Duration("SEARCH_GRAPH_TIMEOUT", c.GraphTimeout)
@@ -94,9 +94,6 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	var errs []error
 	if err := r.Err(); err != nil {
 		errs = append(errs, err)
-	}
-	if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
-		errs = append(errs, fmt.Errorf("KGS_LOG_LEVEL=%q: want debug, info, warn or error", level))
 	}
 	if getenv == nil {
 		getenv = os.Getenv
