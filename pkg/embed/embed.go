@@ -54,6 +54,24 @@ func CheckCompatible(stored, current Model) error {
 
 // Probe returns e's model, embedding one short text first when the dimensions are
 // not known yet (HTTP providers without Config.Dims).
+// Start builds the configured embedder and finds its model's dimensions (asking an
+// HTTP provider once when they are not configured). The caller closes the embedder.
+func Start(ctx context.Context, cfg Config, logger *slog.Logger) (Embedder, Model, error) {
+	e, err := New(cfg, logger)
+	if err != nil {
+		return nil, Model{}, fmt.Errorf("start embedder: %w", err)
+	}
+	m, err := Probe(ctx, e)
+	if err != nil {
+		_ = e.Close()
+		return nil, Model{}, fmt.Errorf("start embedder: %w", err)
+	}
+	if logger != nil {
+		logger.Info("embedding model ready", "model", m.Name, "dims", m.Dims)
+	}
+	return e, m, nil
+}
+
 func Probe(ctx context.Context, e Embedder) (Model, error) {
 	if m := e.Info(); m.Dims > 0 {
 		return m, nil

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -20,6 +21,7 @@ type Startup struct {
 	srv    *http.Server
 	done   chan struct{}
 	reason atomic.Value // string
+	stop   sync.Once
 }
 
 // Starting listens on addr and serves the start-up answers until Stop.
@@ -53,12 +55,21 @@ func Starting(addr, name string, logger *slog.Logger) (*Startup, error) {
 // Set records what the service is waiting for; /readyz reports it.
 func (s *Startup) Set(reason string) { s.reason.Store(reason) }
 
-// Stop closes the listener and waits for in-flight answers.
+// WaitingFor returns a callback that reports each failed attempt to reach the named
+// dependency (for store.OpenRetry and the like).
+func (s *Startup) WaitingFor(what string) func(error) {
+	return func(err error) { s.Set("waiting for " + what + ": " + err.Error()) }
+}
+
+// Stop closes the listener and waits for in-flight answers. It is safe to call more
+// than once, so a service can defer it and also call it before its real server starts.
 func (s *Startup) Stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = s.srv.Shutdown(ctx)
-	<-s.done
+	s.stop.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = s.srv.Shutdown(ctx)
+		<-s.done
+	})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -20,7 +21,7 @@ func TestStartingReportsTheReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Set("waiting for MariaDB: dial tcp 127.0.0.1:13306: connection refused")
+	s.WaitingFor("MariaDB")(errors.New("dial tcp 127.0.0.1:13306: connection refused"))
 	get := func(path string) (int, string) {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {
@@ -34,10 +35,11 @@ func TestStartingReportsTheReason(t *testing.T) {
 		t.Errorf("healthz: got %d, want 200", code)
 	}
 	code, body := get("/readyz")
-	if code != 503 || !strings.Contains(body, "connection refused") {
+	if code != 503 || !strings.Contains(body, "waiting for MariaDB: dial tcp 127.0.0.1:13306: connection refused") {
 		t.Errorf("readyz: got %d %s, want 503 naming the reason", code, body)
 	}
 	s.Stop()
+	s.Stop() // a deferred second Stop is harmless
 	// The address is free again for the real server.
 	ln2, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -58,15 +58,11 @@ func run(opt regraph.Options) error {
 
 	// The embedder is only asked for its model: the content hash that tells an
 	// unchanged page includes the model name, and the store checks it.
-	embedder, err := embed.New(cfg.Embed, logger)
+	embedder, model, err := embed.Start(ctx, cfg.Embed, logger)
 	if err != nil {
-		return fmt.Errorf("start embedder: %w", err)
+		return err
 	}
 	defer embedder.Close()
-	model, err := embed.Probe(ctx, embedder)
-	if err != nil {
-		return fmt.Errorf("start embedder: %w", err)
-	}
 	st, err := store.Open(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: store.Model{Name: model.Name, Dims: model.Dims}}, logger)
 	if err != nil {
 		return fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)

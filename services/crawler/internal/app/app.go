@@ -34,27 +34,17 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	booting := true
-	defer func() {
-		if booting {
-			boot.Stop()
-		}
-	}()
+	defer boot.Stop()
 	boot.Set("loading the embedding model")
-	embedder, err := embed.New(cfg.Embed, logger)
+	embedder, model, err := embed.Start(ctx, cfg.Embed, logger)
 	if err != nil {
-		return fmt.Errorf("start embedder: %w", err)
+		return err
 	}
 	defer embedder.Close()
-	model, err := embed.Probe(ctx, embedder)
-	if err != nil {
-		return fmt.Errorf("start embedder: %w", err)
-	}
-	logger.Info("embedding model ready", "model", model.Name, "dims", model.Dims)
 
 	boot.Set("connecting to MariaDB")
 	st, err := store.OpenRetry(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: store.Model{Name: model.Name, Dims: model.Dims}}, logger,
-		time.Minute, func(err error) { boot.Set("waiting for MariaDB (KGS_MARIADB_DSN): " + err.Error()) })
+		time.Minute, boot.WaitingFor("MariaDB (KGS_MARIADB_DSN)"))
 	if err != nil {
 		return fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
 	}
@@ -90,7 +80,6 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	srv.SetReady(true)
 
 	boot.Stop()
-	booting = false
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return eng.Run(gctx) })

@@ -39,27 +39,17 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	booting := true
-	defer func() {
-		if booting {
-			boot.Stop()
-		}
-	}()
+	defer boot.Stop()
 	boot.Set("loading the embedding model")
-	embedder, err := embed.New(cfg.Embed, logger)
+	embedder, model, err := embed.Start(ctx, cfg.Embed, logger)
 	if err != nil {
-		return fmt.Errorf("start embedder: %w", err)
+		return err
 	}
 	defer embedder.Close()
-	model, err := embed.Probe(ctx, embedder)
-	if err != nil {
-		return fmt.Errorf("start embedder: %w", err)
-	}
-	logger.Info("embedding model ready", "model", model.Name, "dims", model.Dims)
 
 	boot.Set("connecting to MariaDB")
 	st, err := openStore(ctx, cfg, store.Model{Name: model.Name, Dims: model.Dims}, logger,
-		func(err error) { boot.Set("waiting for MariaDB (KGS_MARIADB_DSN): " + err.Error()) })
+		boot.WaitingFor("MariaDB (KGS_MARIADB_DSN)"))
 	if err != nil {
 		return err
 	}
@@ -116,7 +106,6 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	srv.SetReady(true)
 
 	boot.Stop()
-	booting = false
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return idx.Run(gctx) })
