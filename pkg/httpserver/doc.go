@@ -3,7 +3,28 @@
 // route, RFC 9457 problem responses, request body limits, optional bearer API keys
 // for mutating endpoints, /healthz and /readyz, and graceful shutdown.
 //
-// Handlers return errors instead of writing them: wrap a handler with [Handle] and
-// return an [*Error] (or any error, which becomes a 500 whose text is logged, never
-// shown). One place, [Server.writeError], maps errors to problem documents.
+// # Errors
+//
+// Handlers return errors instead of writing them: wrap a handler with [Server.Handle]
+// and return an error. One place, [Server.writeError], maps errors to problem
+// documents, so the three services answer the same mistake the same way:
+//
+//   - an [*Error] as it is (built with [BadRequest], [NotFound], [Conflict],
+//     [Unavailable], [Timeout], [Internal] or by hand);
+//   - a body over MaxBodyBytes (*http.MaxBytesError) as 413;
+//   - a [*fielderr.Error], the one field-error type of the repository (returned by
+//     pkg/store, search's pipeline, the crawler's engine), as 400 whose field
+//     member names the field and whose detail is the reason;
+//   - a context deadline (context.DeadlineExceeded) as 503 with Retry-After;
+//   - anything else as 500, whose text is logged and never shown.
+//
+// Request bodies are read with [DecodeJSON], which refuses unknown fields, wrong
+// types, invalid JSON, an empty body and trailing values with a 400 naming the field.
+//
+// A context deadline is a 503, not a 504: the services are origins, not gateways,
+// and a deadline means a dependency (MariaDB, Neo4j, the model, the kg service) did
+// not answer in time, a transient state the client should retry after a pause, as
+// it retries any other 503. Clients (pkg/kgapi, search's kg calls, load balancers)
+// therefore need to treat only 503 + Retry-After as "retry later". The crawler used
+// 504 before the services shared this mapping.
 package httpserver

@@ -1,9 +1,12 @@
 package httpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/kgsearch/kgsearch/pkg/fielderr"
 )
 
 // Error separates what the client is told (Status, Title, Detail, Field) from what
@@ -49,12 +52,20 @@ func Unavailable(detail string, err error) *Error {
 	return &Error{Status: http.StatusServiceUnavailable, Title: "service unavailable", Detail: detail, Retry: 5, Err: err}
 }
 
-// Errorf wraps an internal error as a 500; the client sees only a generic message.
+// Timeout is a 503 with Retry-After for work that ran out of time (a context
+// deadline); err is logged only. See the package documentation for why 503.
+func Timeout(detail string, err error) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Title: "timeout", Detail: detail, Retry: 5, Err: err}
+}
+
+// Internal wraps an internal error as a 500; the client sees only a generic message.
 func Internal(err error) *Error {
 	return &Error{Status: http.StatusInternalServerError, Title: "internal error", Detail: "the server failed to handle the request; see the server log for this request id", Err: err}
 }
 
-// asError converts any error into an *Error, treating unknown errors as internal.
+// asError converts any error into an *Error: an *Error as it is, a body over the
+// limit as 413, a *fielderr.Error as 400 naming its field, a context deadline as
+// 503 with Retry-After, and anything else as an internal error.
 func asError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
@@ -64,6 +75,13 @@ func asError(err error) *Error {
 	if errors.As(err, &mbe) {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Title: "request body too large",
 			Detail: fmt.Sprintf("the request body exceeds the limit of %d bytes", mbe.Limit), Err: err}
+	}
+	var fe *fielderr.Error
+	if errors.As(err, &fe) {
+		return &Error{Status: http.StatusBadRequest, Title: "invalid request", Field: fe.Field, Detail: fe.Reason, Err: err}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return Timeout("the request ran out of time; retry later", err)
 	}
 	return Internal(err)
 }

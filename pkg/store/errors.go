@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kgsearch/kgsearch/pkg/fielderr"
 )
 
 var (
@@ -58,17 +60,11 @@ func (e *DimensionError) Error() string {
 // Is makes errors.Is(err, ErrModelMismatch) true.
 func (e *DimensionError) Is(target error) bool { return target == ErrModelMismatch }
 
-// ValidationError names the field of a bad argument.
-type ValidationError struct {
-	Field  string
-	Reason string
-}
-
-func (e *ValidationError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason) }
-
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+// ValidationError names the field of a bad argument. It is the repository's one
+// field-error type, which pkg/httpserver answers with a 400 naming Field; the store's
+// wrap ErrInvalid.
+type ValidationError = fielderr.Error
 
 func invalid(field, format string, args ...any) error {
-	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...), Err: ErrInvalid}
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,89 +57,23 @@ func (a *API) Register() {
 	g.DELETE("/blocklist/:domain", h(a.removeBlocklist))
 }
 
-// decode reads a JSON body strictly: unknown fields and wrong types are 400s
-// naming the field.
-func decode(c *gin.Context, dst any) error {
-	body, err := io.ReadAll(c.Request.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		return httpserver.BadRequest("body", "could not read the request body")
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return httpserver.BadRequest("body", "empty; send a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &te):
-			field := te.Field
-			if field == "" {
-				field = "body"
-			}
-			return httpserver.BadRequest(field, fmt.Sprintf("must be %s, not %s", jsonKind(te.Type.Kind().String()), te.Value))
-		case errors.As(err, &se):
-			return httpserver.BadRequest("body", fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err))
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return httpserver.BadRequest(f, "unknown field")
-		default:
-			return httpserver.BadRequest("body", "invalid JSON: "+err.Error())
-		}
-	}
-	if dec.More() {
-		return httpserver.BadRequest("body", "send one JSON object")
-	}
-	return nil
-}
-
-func jsonKind(k string) string {
-	switch k {
-	case "int", "int64", "int32", "uint", "uint64":
-		return "an integer"
-	case "float64", "float32":
-		return "a number"
-	case "bool":
-		return "true or false"
-	case "string":
-		return "a string"
-	case "slice":
-		return "an array"
-	case "map", "struct":
-		return "an object"
-	case "ptr":
-		return "a value of the documented type"
-	}
-	return k
-}
-
-// mapError turns engine and store errors into API errors.
+// mapError turns engine and store errors into API errors. Field errors
+// (engine.FieldError, store.ValidationError: both *fielderr.Error) and context
+// deadlines are left to pkg/httpserver's mapper (400 naming the field; 503 with
+// Retry-After).
 func mapError(err error, what string) error {
-	var fe *engine.FieldError
 	var pe *engine.PageError
-	var ve *store.ValidationError
 	switch {
-	case errors.As(err, &fe):
-		return httpserver.BadRequest(fe.Field, fe.Reason)
 	case errors.As(err, &pe):
 		if pe.Field != "" {
 			return httpserver.BadRequest(pe.Field, pe.Err.Error())
 		}
 		return &httpserver.Error{Status: http.StatusUnprocessableEntity, Title: "page not indexed",
 			Detail: fmt.Sprintf("%s (%s)", pe.Err.Error(), pe.Reason), Err: err}
-	case errors.As(err, &ve):
-		return httpserver.BadRequest(ve.Field, ve.Reason)
 	case errors.Is(err, store.ErrNotFound):
 		return httpserver.NotFound(what + " not found")
 	case errors.Is(err, store.ErrNotReady):
 		return httpserver.Unavailable("the database is not reachable; retry later", err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return &httpserver.Error{Status: http.StatusGatewayTimeout, Title: "timeout", Detail: "the operation took too long", Err: err}
 	}
 	return err
 }
@@ -150,7 +83,7 @@ type crawlRequest = engine.Spec
 
 func (a *API) createCrawl(c *gin.Context) error {
 	var req crawlRequest
-	if err := decode(c, &req); err != nil {
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
 	}
 	spec, err := req.Normalize(a.eng.Limits(), a.eng.CanonOptions())
@@ -301,7 +234,7 @@ type pageRequest struct {
 
 func (a *API) crawlPage(c *gin.Context) error {
 	var req pageRequest
-	if err := decode(c, &req); err != nil {
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.URL) == "" {
@@ -467,7 +400,7 @@ func (a *API) listBlocklist(c *gin.Context) error {
 
 func (a *API) addBlocklist(c *gin.Context) error {
 	var req blockRequest
-	if err := decode(c, &req); err != nil {
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.Domain) == "" {
@@ -493,7 +426,7 @@ func (a *API) removeBlocklist(c *gin.Context) error {
 	}
 	if domain == "" && c.Request.ContentLength != 0 {
 		var req blockRequest
-		if err := decode(c, &req); err != nil {
+		if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 			return err
 		}
 		domain = req.Domain

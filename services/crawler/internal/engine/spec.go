@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kgsearch/kgsearch/pkg/fielderr"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 )
 
@@ -32,16 +33,12 @@ const (
 	maxTags         = 64
 )
 
-// FieldError names the request field at fault.
-type FieldError struct {
-	Field  string
-	Reason string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+// FieldError names the request field at fault: the repository's one field-error
+// type, which pkg/httpserver answers with a 400 naming Field.
+type FieldError = fielderr.Error
 
 func fieldErr(field, format string, args ...any) *FieldError {
-	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	return fielderr.Newf(field, format, args...)
 }
 
 // Limits are the operator's caps on a Spec.

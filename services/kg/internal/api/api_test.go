@@ -157,6 +157,9 @@ func TestValidation(t *testing.T) {
 	}{
 		{"empty body", "POST", "/api/v1/ingest", "", 400, "body"},
 		{"not json", "POST", "/api/v1/ingest", "{", 400, "body"},
+		{"unknown field", "POST", "/api/v1/entities/match", `{"entities":["go"],"limt":5}`, 400, "limt"},
+		{"unknown nested field", "POST", "/api/v1/ingest", `{"document":{"id":"d","chunks":[{"id":"c","text":"t","txet":"u"}]}}`, 400, "txet"},
+		{"two bodies", "POST", "/api/v1/parse", `{"text":"go"}{"text":"rust"}`, 400, "body"},
 		{"wrong type", "POST", "/api/v1/ingest", `{"document":{"id":"d","chunks":[{"id":"c","ordinal":"one","text":"t"}]}}`, 400, "document.chunks.ordinal"},
 		{"oversized body", "POST", "/api/v1/ingest", `{"document":{"id":"d","chunks":[{"id":"c","text":"` + strings.Repeat("a", 5000) + `"}]}}`, 413, ""},
 		{"no document id", "POST", "/api/v1/ingest", kgapi.IngestRequest{Document: kgapi.Document{Chunks: []kgapi.Chunk{good}}}, 400, "document.id"},

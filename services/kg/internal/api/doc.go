@@ -13,7 +13,8 @@
 //	DELETE /api/v1/documents/{id}    remove a document and what only it supported
 //	POST   /api/v1/parse             the extractor on a query string
 //
-// Bad input is answered with 400 (413 for an oversized body) and a problem
+// Bad input (including a body field the request type does not declare) is
+// answered with 400 (413 for an oversized body) and a problem
 // document whose field member names the request field at fault; an unknown
 // entity id on GET /entities/{id} or document id on DELETE is 404; query
 // entities that are not in the graph are listed in unknown of a 200 answer; Neo4j

@@ -22,7 +22,7 @@ import (
 func (s *Service) ingest(c *gin.Context) error {
 	start := time.Now()
 	var req kgapi.IngestRequest
-	if err := decode(c, &req); err != nil {
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
 	}
 	if err := s.validateDocument(&req.Document); err != nil {

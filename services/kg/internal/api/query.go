@@ -100,7 +100,7 @@ func limitParam(v, def, maxN int) (int, error) {
 
 func (s *Service) match(c *gin.Context) error {
 	var req kgapi.MatchRequest
-	if err := decode(c, &req); err != nil {
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
 	}
 	limit, err := limitParam(req.Limit, defaultLimit, maxMatchLimit)
@@ -188,7 +188,7 @@ func Score(res graph.MatchResult, limit int) []kgapi.ChunkMatch {
 
 func (s *Service) expand(c *gin.Context) error {
 	var req kgapi.ExpandRequest
-	if err := decode(c, &req); err != nil {
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
 	}
 	hops := req.MaxHops
@@ -263,7 +263,7 @@ func (s *Service) expand(c *gin.Context) error {
 
 func (s *Service) parse(c *gin.Context) error {
 	var req kgapi.ParseRequest
-	if err := decode(c, &req); err != nil {
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.Text) == "" {

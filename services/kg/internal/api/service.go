@@ -2,10 +2,8 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -141,7 +139,7 @@ func graphError(err error) error {
 	case errors.Is(err, graph.ErrUnavailable), errors.Is(err, graph.ErrNoSchema):
 		return httpserver.Unavailable("the graph database (Neo4j) is unavailable; retry later", err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return httpserver.Unavailable("the graph database (Neo4j) did not answer in time; retry later", err)
+		return httpserver.Timeout("the graph database (Neo4j) did not answer in time; retry later", err)
 	case errors.Is(err, graph.ErrNotFound):
 		return &httpserver.Error{Status: http.StatusNotFound, Title: "not found", Detail: "not found", Err: err}
 	case errors.Is(err, graph.ErrInvalid):
@@ -154,54 +152,6 @@ func graphError(err error) error {
 		return e
 	}
 	return httpserver.Internal(err)
-}
-
-// decode reads a JSON body into v, naming the field of a type mismatch.
-func decode(c *gin.Context, v any) error {
-	if c.Request.Body == nil {
-		return httpserver.BadRequest("body", "the request needs a JSON body")
-	}
-	dec := json.NewDecoder(c.Request.Body)
-	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &mbe):
-			return err // 413 through httpserver
-		case errors.Is(err, io.EOF):
-			return httpserver.BadRequest("body", "the request body is empty; send a JSON object")
-		case errors.As(err, &te):
-			field := te.Field
-			if field == "" {
-				field = "body"
-			}
-			return httpserver.BadRequest(field, fmt.Sprintf("%s must be a JSON %s, not %s", field, jsonKind(te.Type.Kind().String()), te.Value))
-		case errors.As(err, &se):
-			return httpserver.BadRequest("body", fmt.Sprintf("the body is not valid JSON (at byte %d): %v", se.Offset, err))
-		default:
-			return httpserver.BadRequest("body", "the body is not valid JSON: "+err.Error())
-		}
-	}
-	if dec.More() {
-		return httpserver.BadRequest("body", "the body holds more than one JSON value")
-	}
-	return nil
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "slice", "array":
-		return "array"
-	case "struct", "map":
-		return "object"
-	case "bool":
-		return "boolean"
-	default:
-		return "number"
-	}
 }
 
 // reply writes v as JSON, or TOON when the client asks for it (Accept: text/toon

@@ -137,8 +137,10 @@ func searchError(err error) error {
 		return httpserver.BadRequest(fe.Field, fe.Reason)
 	case errors.As(err, &ue):
 		return httpserver.Unavailable(ue.Error(), err)
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return httpserver.Unavailable("the search was cancelled or ran out of time", err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return httpserver.Timeout("the search ran out of time; retry later", err)
+	case errors.Is(err, context.Canceled):
+		return httpserver.Unavailable("the search was cancelled", err)
 	}
 	return httpserver.Internal(err)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -61,25 +60,8 @@ func fromQuery(v url.Values) fields {
 
 func fromBody(r io.Reader) (fields, error) {
 	var b body
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return fields{}, err
-		}
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Field != "" {
-			return fields{}, httpserver.BadRequest(ute.Field, fmt.Sprintf("must be a JSON %s", ute.Type.Kind()))
-		}
-		if strings.HasPrefix(err.Error(), "json: unknown field ") {
-			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return fields{}, httpserver.BadRequest(name, "unknown field; the fields are q, k, offset, tags, domain, published_after, published_before, weights, fusion, mmr, expand, explain, format")
-		}
-		return fields{}, httpserver.BadRequest("body", "must be one JSON object: "+err.Error())
-	}
-	if dec.More() {
-		return fields{}, httpserver.BadRequest("body", "must be one JSON object, found more after it")
+	if err := httpserver.DecodeJSON(r, &b); err != nil {
+		return fields{}, err
 	}
 	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion}
 	if b.Q != nil {

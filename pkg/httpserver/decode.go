@@ -1,0 +1,127 @@
+package httpserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+)
+
+// DecodeJSON reads exactly one JSON value from body into v, strictly: a field v does
+// not declare, a value of the wrong type, invalid JSON, an empty body or anything
+// after the value is a 400 *Error whose Field names the field at fault ("body" when
+// there is none) and whose Detail says what to send. A body over the server's limit
+// (MaxBodyBytes, applied to every request) is returned as the *http.MaxBytesError,
+// which the error mapper answers with 413. Handlers of all services decode their
+// bodies with it so that the same mistake gets the same answer everywhere.
+func DecodeJSON(body io.Reader, v any) error {
+	if body == nil {
+		return BadRequest("body", "the request body is empty; send a JSON object")
+	}
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err, v)
+	}
+	// One value only: the next token must be the end of the body.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return BadRequest("body", "the body holds more than one JSON value; send one JSON object")
+	}
+	return nil
+}
+
+// decodeError turns a json.Decoder error into a 400 naming the field.
+func decodeError(err error, v any) error {
+	var mbe *http.MaxBytesError
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &mbe):
+		return err // 413 through asError
+	case errors.Is(err, io.EOF):
+		return BadRequest("body", "the request body is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return BadRequest("body", "the body ends before its JSON value is complete")
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "body"
+		}
+		return BadRequest(field, fmt.Sprintf("%s must be %s, not %s", field, jsonKind(te.Type), te.Value))
+	case errors.As(err, &se):
+		return BadRequest("body", fmt.Sprintf("the body is not valid JSON (at byte %d): %v", se.Offset, err))
+	}
+	// encoding/json reports an unknown field only by its message.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		detail := fmt.Sprintf("unknown field %q; remove it or correct its spelling", name)
+		if known := jsonFields(v); len(known) > 0 {
+			detail += " (the top-level fields are " + strings.Join(known, ", ") + ")"
+		}
+		return BadRequest(name, detail)
+	}
+	return BadRequest("body", "the body is not valid JSON: "+err.Error())
+}
+
+// jsonKind describes a Go type as the JSON value it decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a value of the documented type"
+}
+
+// jsonFields lists the JSON names of the fields of the struct v points to.
+func jsonFields(v any) []string {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	return structFields(t)
+}
+
+func structFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+			continue
+		case name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
+			out = append(out, structFields(f.Type)...) // promoted fields
+			continue
+		case !f.IsExported():
+			continue
+		case name == "":
+			name = f.Name
+		}
+		out = append(out, name)
+	}
+	return out
+}
