@@ -25,6 +25,7 @@ up: ## install (first time) and start MariaDB 11.8, Neo4j 5.26 and the embedding
 down: ## stop the services and the stack started by `make up` / `make run`
 	-scripts/services.sh stop
 	-deploy/local/pydocs.sh stop
+	-deploy/local/djangodocs.sh stop
 	deploy/local/stack.sh down
 
 .PHONY: status
