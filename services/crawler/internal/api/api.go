@@ -51,6 +51,7 @@ func (a *API) Register() {
 	g.GET("/documents", h(a.listDocuments))
 	g.GET("/documents/:id", h(a.getDocument))
 	g.DELETE("/documents/:id", h(a.deleteDocument))
+	g.GET("/chunks/:id", h(a.getChunk))
 	g.GET("/blocklist", h(a.listBlocklist))
 	g.POST("/blocklist", h(a.addBlocklist))
 	g.DELETE("/blocklist", h(a.removeBlocklist))
@@ -359,6 +360,43 @@ func (a *API) getDocument(c *gin.Context) error {
 		}
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
+}
+
+// chunkWithDoc is the answer of GET /chunks/{id}: one chunk with its offsets
+// and the document it cites.
+type chunkWithDoc struct {
+	chunkJSON
+	DocumentID string `json:"document_id"`
+	URL        string `json:"url"`
+	Title      string `json:"title"`
+}
+
+// getChunk answers one chunk by id (the chunk_id of search results), for
+// citations; read-only.
+func (a *API) getChunk(c *gin.Context) error {
+	ctx := c.Request.Context()
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return httpserver.BadRequest("id", "a chunk id is a decimal integer (the chunk_id of a search result)")
+	}
+	chunks, err := a.st.ChunksByIDs(ctx, []int64{id})
+	if err != nil {
+		return mapError(err, "chunk")
+	}
+	if len(chunks) == 0 {
+		return httpserver.NotFound("no chunk " + c.Param("id"))
+	}
+	ch := chunks[0]
+	d, err := a.st.GetDocument(ctx, ch.DocumentID)
+	if err != nil {
+		return mapError(err, "document "+ch.DocumentID)
+	}
+	c.JSON(http.StatusOK, chunkWithDoc{
+		chunkJSON: chunkJSON{ID: strconv.FormatInt(ch.ID, 10), Ordinal: ch.Ordinal, Text: ch.Text, TokenCount: ch.TokenCount,
+			StartOffset: ch.StartOffset, EndOffset: ch.EndOffset, HeadingPath: nonNil(ch.HeadingPath)},
+		DocumentID: d.ID, URL: d.URL, Title: d.Title,
+	})
 	return nil
 }
 

@@ -285,6 +285,18 @@ func TestCrawlLifecycleThroughAPI(t *testing.T) {
 	if c0["heading_path"] == nil || c0["end_offset"].(float64) <= c0["start_offset"].(float64) {
 		t.Errorf("chunk 0: got %v, want a heading path and offsets", c0)
 	}
+	// One chunk by id, with its offsets and the document it cites.
+	code, ch, _ := f.do(t, http.MethodGet, "/api/v1/chunks/"+c0["id"].(string), "")
+	if code != http.StatusOK || ch["text"] != c0["text"] || ch["start_offset"] != c0["start_offset"] ||
+		ch["end_offset"] != c0["end_offset"] || ch["document_id"] != jsonID || ch["title"] != "json module" {
+		t.Errorf("GET chunk %v: got %d %v, want chunk 0 of %s", c0["id"], code, ch, jsonID)
+	}
+	if code, p, _ := f.do(t, http.MethodGet, "/api/v1/chunks/abc", ""); code != http.StatusBadRequest || p["field"] != "id" {
+		t.Errorf("GET chunk abc: got %d %v, want 400 naming id", code, p)
+	}
+	if code, _, _ := f.do(t, http.MethodGet, "/api/v1/chunks/12345", ""); code != http.StatusNotFound {
+		t.Errorf("GET unknown chunk: got %d, want 404", code)
+	}
 	if code, _, _ := f.do(t, http.MethodDelete, "/api/v1/documents/"+jsonID, ""); code != http.StatusOK {
 		t.Errorf("DELETE document: got %d, want 200", code)
 	}
