@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
@@ -95,6 +96,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Reindex: func(ctx context.Context) error { return ix.Rebuild(ctx, indexer.Fill(st, logger)) },
 		Info:    map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
 	}).Register()
+	MountMCP(srv, kg, apiclient.NewCrawler(cfg.CrawlerURL, nil, cfg.CrawlerAPIKey), cfg.APIKeys, logger)
 	srv.AddReadyCheck("mariadb", st.Ping)
 	// Search answers without kg (graph signal dropped, reported as degraded), so kg
 	// is reported by /readyz but does not make the service unready.

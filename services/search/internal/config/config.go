@@ -26,6 +26,10 @@ type Config struct {
 	IndexDir   string   // SEARCH_INDEX_DIR
 	LogLevel   slog.Level
 
+	// The crawler the MCP tools at /mcp call (crawl, crawl_status, get_document).
+	CrawlerURL    string // KGS_CRAWLER_URL
+	CrawlerAPIKey string // KGS_CRAWLER_API_KEY
+
 	Deadline      time.Duration // SEARCH_DEADLINE: retrieval + expansion of one search
 	VectorTimeout time.Duration // SEARCH_VECTOR_TIMEOUT: embed + HNSW search
 	GraphTimeout  time.Duration // SEARCH_GRAPH_TIMEOUT: one kg match
@@ -50,6 +54,7 @@ func Default() Config {
 		Addr:                "127.0.0.1:8080",
 		MariaDBDSN:          "kgsearch:kgsearch@tcp(127.0.0.1:13306)/kgsearch?parseTime=true",
 		KGURL:               "http://127.0.0.1:8088",
+		CrawlerURL:          "http://127.0.0.1:8081",
 		IndexDir:            ".state/search/bleve",
 		LogLevel:            slog.LevelInfo,
 		Deadline:            800 * time.Millisecond,
@@ -75,6 +80,8 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	c.MariaDBDSN = r.String("KGS_MARIADB_DSN", c.MariaDBDSN)
 	c.KGURL = r.String("KGS_KG_URL", c.KGURL)
 	c.KGAPIKey = r.Secret("KGS_KG_API_KEY")
+	c.CrawlerURL = r.String("KGS_CRAWLER_URL", c.CrawlerURL)
+	c.CrawlerAPIKey = r.Secret("KGS_CRAWLER_API_KEY")
 	c.APIKeys = r.List("KGS_API_KEYS", nil)
 	c.IndexDir = r.String("SEARCH_INDEX_DIR", c.IndexDir)
 	c.LogLevel = r.LogLevel("KGS_LOG_LEVEL", c.LogLevel)
@@ -122,6 +129,9 @@ func (c Config) Validate() error {
 	}
 	if u, err := url.Parse(c.KGURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("KGS_KG_URL", "%q is not an http(s) URL", c.KGURL)
+	}
+	if u, err := url.Parse(c.CrawlerURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("KGS_CRAWLER_URL", "%q is not an http(s) URL", c.CrawlerURL)
 	}
 	for i, k := range c.APIKeys {
 		if len(k) < 16 {

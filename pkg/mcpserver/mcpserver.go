@@ -1,0 +1,147 @@
+// Package mcpserver is kgsearch's Model Context Protocol server, built on the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk). It exposes six tools
+// to agents: search, crawl, crawl_status, get_document, find_entities and
+// related_entities. The tools call the services through small client interfaces
+// (pkg/apiclient for search and the crawler, pkg/kgapi for kg), so one server
+// serves both transports: stdio (`kgs mcp`) and streamable HTTP, mounted by the
+// search service at /mcp behind its API keys (HTTPHandler).
+//
+// Tool results are text the model reads: TOON by default (the compact format the
+// search API answers in), JSON with format=json. Bad arguments and service errors
+// come back as tool errors (IsError) that say what to change.
+package mcpserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+)
+
+// Searcher runs searches (apiclient.SearchClient).
+type Searcher interface {
+	Search(ctx context.Context, req apiclient.SearchRequest) ([]byte, string, error)
+}
+
+// Crawler starts and follows crawl jobs and reads stored documents
+// (apiclient.CrawlerClient).
+type Crawler interface {
+	Start(ctx context.Context, spec apiclient.CrawlSpec) (*apiclient.CrawlStatus, error)
+	Crawl(ctx context.Context, id string) (*apiclient.CrawlStatus, error)
+	Events(ctx context.Context, id string, fn func(apiclient.Event) error) (*apiclient.CrawlStatus, error)
+	Chunk(ctx context.Context, id string) (*apiclient.Chunk, error)
+	Document(ctx context.Context, id string, chunks bool) (*apiclient.Document, error)
+}
+
+// Graph answers entity questions (kgapi.Client).
+type Graph interface {
+	Entities(ctx context.Context, prefix, typ string, limit int) (*kgapi.EntityList, error)
+	Expand(ctx context.Context, req kgapi.ExpandRequest) (*kgapi.ExpandResponse, error)
+}
+
+// Deps are the services the tools call. A nil part makes its tools answer a tool
+// error naming the setting that is missing; the tool list stays the same.
+type Deps struct {
+	Search  Searcher
+	Crawler Crawler
+	Graph   Graph
+	// Version is reported to clients as the server version.
+	Version string
+	Logger  *slog.Logger
+}
+
+const instructions = `kgsearch searches crawled web documentation with vector, BM25 and knowledge-graph signals.
+Typical use: call search with a question; cite results by url and the chunk_id/start/end offsets; call get_document with a chunk_id to read the full chunk or with a document id to read the page.
+To add documents, call crawl with a start URL (it waits and reports progress; large crawls: wait=false, then crawl_status).
+find_entities completes entity names known to the graph; related_entities explores what an entity is related to (uses, depends on, alternatives, ...), useful to refine a search.
+Results are TOON (a compact, indented, tabular JSON equivalent) unless format=json.`
+
+// New returns the MCP server with its tools registered.
+func New(d Deps) *mcp.Server {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Version == "" {
+		d.Version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "kgsearch", Title: "kgsearch", Version: d.Version},
+		&mcp.ServerOptions{Instructions: instructions, Logger: d.Logger})
+	t := &tools{d: d}
+	t.register(s)
+	s.AddReceivingMiddleware(plainSchemaErrors)
+	return s
+}
+
+// plainSchemaErrors rewrites the SDK's schema validation errors of tool arguments
+// ("validating \"arguments\": validating root: validating /properties/k: minimum:
+// 0/1 is less than 1.000000") into a sentence naming the tool and the argument.
+func plainSchemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		ctr, ok := res.(*mcp.CallToolResult)
+		if err != nil || !ok || !ctr.IsError || len(ctr.Content) != 1 {
+			return res, err
+		}
+		tc, ok := ctr.Content[0].(*mcp.TextContent)
+		if !ok {
+			return res, err
+		}
+		msg, ok := strings.CutPrefix(tc.Text, `validating "arguments": `)
+		if !ok {
+			return res, err
+		}
+		msg = strings.TrimPrefix(msg, "validating root: ")
+		if rest, ok := strings.CutPrefix(msg, "validating /properties/"); ok {
+			if name, why, ok := strings.Cut(rest, ": "); ok {
+				msg = fmt.Sprintf("argument %q: %s", name, why)
+			}
+		}
+		name := ""
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+			name = p.Name
+		}
+		tc.Text = fmt.Sprintf("invalid arguments for %s: %s; fix them as the tool's input schema says and call again", name, msg)
+		return res, err
+	}
+}
+
+// HTTPHandler serves the server over streamable HTTP. When keys is not empty every
+// request needs "Authorization: Bearer <key>" with one of them (the MCP tools
+// include crawl, which writes, so reads are not exempt as on the REST API).
+func HTTPHandler(d Deps, keys []string) http.Handler {
+	srv := New(d)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Logger: d.Logger})
+	return RequireKey(keys, h)
+}
+
+// RequireKey wraps next so that, when keys is not empty, requests without a valid
+// bearer key get a 401 problem document.
+func RequireKey(keys []string, next http.Handler) http.Handler {
+	if len(keys) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if ok {
+			for _, k := range keys {
+				if subtle.ConstantTimeCompare([]byte(tok), []byte(k)) == 1 {
+					next.ServeHTTP(w, r)
+					return
+				}
+			}
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="kgsearch"`)
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"type":"about:blank","title":"unauthorized","status":401,` +
+			`"detail":"the MCP endpoint needs the header Authorization: Bearer <api key> (one of KGS_API_KEYS)"}`))
+	})
+}

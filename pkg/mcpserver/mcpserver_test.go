@@ -1,0 +1,389 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/toon"
+)
+
+// connect serves d over an in-memory transport and returns a connected client.
+func connect(t *testing.T, d Deps, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(d).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// fakeServices is a REST fake of search, crawler and kg that counts requests.
+type fakeServices struct {
+	srv      *httptest.Server
+	requests atomic.Int64
+	mu       sync.Mutex
+	bodies   []string
+}
+
+func newFake(t *testing.T, mux *http.ServeMux) *fakeServices {
+	f := &fakeServices{}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.requests.Add(1)
+		b, _ := io.ReadAll(r.Body)
+		f.mu.Lock()
+		f.bodies = append(f.bodies, r.Method+" "+r.URL.Path+" "+string(b))
+		f.mu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(b)))
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeServices) deps() Deps {
+	return Deps{
+		Search:  apiclient.NewSearch(f.srv.URL, nil, ""),
+		Crawler: apiclient.NewCrawler(f.srv.URL, nil, ""),
+		Graph:   kgapi.NewClient(f.srv.URL, nil, ""),
+	}
+}
+
+func problem(w http.ResponseWriter, status int, field, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"title":"invalid request","status":%d,"detail":%q,"field":%q}`, status, detail, field)
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: protocol error %v", name, err)
+	}
+	var sb strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	return res, sb.String()
+}
+
+func TestToolsHaveUsableSchemas(t *testing.T) {
+	cs := connect(t, Deps{}, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	required := map[string][]string{
+		"search": {"q"}, "crawl": {"url"}, "crawl_status": {"id"}, "get_document": {"id"},
+		"find_entities": {"prefix"}, "related_entities": {"entities"},
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		raw, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatalf("%s: schema does not parse: %v", tool.Name, err)
+		}
+		if _, err := s.Resolve(nil); err != nil {
+			t.Errorf("%s: schema does not resolve: %v", tool.Name, err)
+		}
+		if s.Type != "object" || !slices.Equal(s.Required, required[tool.Name]) {
+			t.Errorf("%s: type %q required %v, want object with %v", tool.Name, s.Type, s.Required, required[tool.Name])
+		}
+		if tool.Description == "" {
+			t.Errorf("%s: no description", tool.Name)
+		}
+		for name, p := range s.Properties {
+			if len(p.Description) < 10 {
+				t.Errorf("%s.%s: description %q is too thin for an agent", tool.Name, name, p.Description)
+			}
+		}
+		if f := s.Properties["format"]; f == nil || len(f.Enum) != 2 {
+			t.Errorf("%s: format must be an enum of toon and json, got %+v", tool.Name, f)
+		}
+	}
+	slices.Sort(names)
+	want := []string{"crawl", "crawl_status", "find_entities", "get_document", "related_entities", "search"}
+	if !slices.Equal(names, want) {
+		t.Errorf("tools: got %v, want %v", names, want)
+	}
+}
+
+func TestSearchForwardsFieldsAndAnswersTOON(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if req["weights"] == "vector:2" {
+			problem(w, 400, "weights", "weights must be at most 1")
+			return
+		}
+		type row struct {
+			Rank int    `json:"rank"`
+			URL  string `json:"url"`
+		}
+		out := map[string]any{"query": req["q"], "k": req["k"], "format": req["format"], "fusion": req["fusion"],
+			"results": []row{{1, "https://a.example/x"}, {2, "https://a.example/y"}}}
+		if req["format"] == "json" {
+			_ = json.NewEncoder(w).Encode(out)
+			return
+		}
+		b, _ := toon.Marshal(out)
+		w.Header().Set("Content-Type", "text/toon; charset=utf-8")
+		_, _ = w.Write(b)
+	})
+	f := newFake(t, mux)
+	cs := connect(t, f.deps(), nil)
+
+	res, body := call(t, cs, "search", map[string]any{"q": "venv", "k": 2, "fusion": "rrf"})
+	if res.IsError {
+		t.Fatalf("search: tool error %s", body)
+	}
+	var got struct {
+		Query   string `json:"query"`
+		K       int    `json:"k"`
+		Format  string `json:"format"`
+		Fusion  string `json:"fusion"`
+		Results []struct {
+			Rank int    `json:"rank"`
+			URL  string `json:"url"`
+		} `json:"results"`
+	}
+	if err := toon.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatalf("the default answer is not TOON: %v\n%s", err, body)
+	}
+	if got.Query != "venv" || got.K != 2 || got.Format != "toon" || got.Fusion != "rrf" || len(got.Results) != 2 || got.Results[1].URL != "https://a.example/y" {
+		t.Errorf("search answer: got %+v", got)
+	}
+
+	_, body = call(t, cs, "search", map[string]any{"q": "venv", "format": "json"})
+	if err := json.Unmarshal([]byte(body), &got); err != nil || got.Format != "json" {
+		t.Errorf("format=json: got %q (%v), want JSON", body, err)
+	}
+
+	res, body = call(t, cs, "search", map[string]any{"q": "venv", "weights": "vector:2"})
+	if !res.IsError || !strings.Contains(body, `invalid argument "weights"`) || !strings.Contains(body, "at most 1") {
+		t.Errorf("a 400 naming weights: got IsError=%v %q, want a tool error naming weights", res.IsError, body)
+	}
+}
+
+// TestBadArgumentsAreToolErrors checks that invalid arguments come back as tool
+// errors that name the argument, before any service is called.
+func TestBadArgumentsAreToolErrors(t *testing.T) {
+	f := newFake(t, http.NewServeMux())
+	cs := connect(t, f.deps(), nil)
+	cases := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"search", map[string]any{}, "q"},
+		{"search", map[string]any{"q": ""}, "q"},
+		{"search", map[string]any{"q": "x", "k": 0}, "k"},
+		{"search", map[string]any{"q": "x", "k": 101}, "k"},
+		{"search", map[string]any{"q": "x", "format": "xml"}, "format"},
+		{"search", map[string]any{"q": "x", "fusion": "max"}, "fusion"},
+		{"search", map[string]any{"q": "x", "k": "ten"}, "k"},
+		{"search", map[string]any{"q": "x", "mmr": 2}, "mmr"},
+		{"search", map[string]any{"q": "   "}, "q"},
+		{"crawl", map[string]any{"url": "https://a.example", "max_pages": 0}, "max_pages"},
+		{"crawl", map[string]any{"max_pages": 3}, "url"},
+		{"crawl", map[string]any{"url": "https://a.example", "wait_seconds": 0}, "wait_seconds"},
+		{"crawl_status", map[string]any{}, "id"},
+		{"get_document", map[string]any{"id": "../etc/passwd"}, "id"},
+		{"get_document", map[string]any{"id": "12", "max_chunks": 0}, "max_chunks"},
+		{"find_entities", map[string]any{"prefix": ""}, "prefix"},
+		{"related_entities", map[string]any{"entities": []string{}}, "entities"},
+		{"related_entities", map[string]any{"entities": []string{"x"}, "max_hops": 3}, "max_hops"},
+		{"related_entities", map[string]any{"entities": []string{" "}}, "entities[0]"},
+	}
+	for _, c := range cases {
+		res, body := call(t, cs, c.tool, c.args)
+		if !res.IsError || !strings.Contains(body, c.want) {
+			t.Errorf("%s %v: got IsError=%v %q, want a tool error naming %s", c.tool, c.args, res.IsError, body, c.want)
+		}
+	}
+	if n := f.requests.Load(); n != 0 {
+		t.Errorf("bad arguments reached the services: %d requests: %v", n, f.bodies)
+	}
+}
+
+func TestServiceErrorsSayWhatToDo(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/crawls/{id}", func(w http.ResponseWriter, r *http.Request) {
+		problem(w, 404, "", "no crawl job "+r.PathValue("id"))
+	})
+	mux.HandleFunc("GET /api/v1/chunks/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(401)
+	})
+	mux.HandleFunc("POST /api/v1/expand/entities", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(503)
+	})
+	f := newFake(t, mux)
+	cs := connect(t, f.deps(), nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"crawl_status", map[string]any{"id": "nope"}, "not found: no crawl job nope"},
+		{"get_document", map[string]any{"id": "42"}, "refused the API key"},
+		{"related_entities", map[string]any{"entities": []string{"x"}}, "retry later"},
+	} {
+		res, body := call(t, cs, c.tool, c.args)
+		if !res.IsError || !strings.Contains(body, c.want) {
+			t.Errorf("%s: got IsError=%v %q, want %q", c.tool, res.IsError, body, c.want)
+		}
+	}
+	// Without a crawler configured the tool says which setting is missing.
+	cs = connect(t, Deps{}, nil)
+	res, body := call(t, cs, "crawl", map[string]any{"url": "https://a.example/"})
+	if !res.IsError || !strings.Contains(body, "KGS_CRAWLER_URL") {
+		t.Errorf("crawl without a crawler: got %q", body)
+	}
+}
+
+// sse writes one server-sent event.
+func sse(w http.ResponseWriter, ev apiclient.Event) {
+	b, _ := json.Marshal(ev)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, b)
+	w.(http.Flusher).Flush()
+}
+
+func TestCrawlReportsProgressAndSummary(t *testing.T) {
+	status := func(state string, stored, failed int64) *apiclient.CrawlStatus {
+		s := &apiclient.CrawlStatus{ID: "job1", Status: state, URL: "https://a.example/"}
+		s.Spec.MaxPages = 5
+		s.Counters = apiclient.Counters{Stored: stored, Failed: failed, Chunks: stored * 3}
+		return s
+	}
+	mux := http.NewServeMux()
+	var spec apiclient.CrawlSpec
+	mux.HandleFunc("POST /api/v1/crawls", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewDecoder(r.Body).Decode(&spec)
+		w.WriteHeader(202)
+		_ = json.NewEncoder(w).Encode(status("queued", 0, 0))
+	})
+	mux.HandleFunc("GET /api/v1/crawls/job1/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, apiclient.Event{Type: "progress", JobID: "job1", Status: status("running", 0, 0)})
+		for i := range 4 {
+			sse(w, apiclient.Event{Type: "page", JobID: "job1", URL: fmt.Sprintf("https://a.example/%d", i), Outcome: "stored", Chunks: 3})
+		}
+		sse(w, apiclient.Event{Type: "page", JobID: "job1", URL: "https://a.example/x", Outcome: "failed", Reason: "http_500"})
+		sse(w, apiclient.Event{Type: "summary", JobID: "job1", Status: status("done", 4, 1)})
+	})
+	f := newFake(t, mux)
+	var mu sync.Mutex
+	var notes []*mcp.ProgressNotificationParams
+	cs := connect(t, f.deps(), &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		notes = append(notes, r.Params)
+		mu.Unlock()
+	}})
+	params := &mcp.CallToolParams{Name: "crawl", Arguments: map[string]any{"url": "https://a.example/", "max_pages": 5, "tags": []string{"t"}, "format": "json"}}
+	params.SetProgressToken("tok-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("crawl: %v %+v", err, res)
+	}
+	var out struct {
+		Job apiclient.CrawlStatus `json:"job"`
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Job.Status != "done" || out.Job.Counters.Stored != 4 || out.Job.Counters.Failed != 1 {
+		t.Errorf("summary: got %+v", out.Job)
+	}
+	if spec.URL != "https://a.example/" || spec.MaxPages != 5 || !slices.Equal(spec.Tags, []string{"t"}) {
+		t.Errorf("spec sent to the crawler: %+v", spec)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notes) == 0 {
+		t.Fatal("no progress notifications")
+	}
+	lastP := 0.0
+	for _, n := range notes {
+		if n.ProgressToken != "tok-1" || n.Progress <= lastP || n.Total < n.Progress {
+			t.Errorf("notification %+v: want token tok-1, growing progress, total >= progress", n)
+		}
+		lastP = n.Progress
+	}
+	if last := notes[len(notes)-1]; last.Progress != 5 || last.Total != 6 || !strings.Contains(last.Message, "4 stored") {
+		t.Errorf("last notification: got %+v, want 5 pages done of 6 (5 budget + 1 failure), 4 stored", last)
+	}
+}
+
+func TestHTTPHandlerNeedsTheKey(t *testing.T) {
+	key := "0123456789abcdef-key"
+	srv := httptest.NewServer(HTTPHandler(Deps{}, []string{key}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+
+	_, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1}, nil)
+	if err == nil {
+		t.Fatal("connect without a key: want an error")
+	}
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Errorf("POST without a key: got %d, want 401 with WWW-Authenticate", resp.StatusCode)
+	}
+
+	hc := &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("connect with the key: %v", err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 6 {
+		t.Errorf("tools over HTTP: %v, %d tools", err, len(tools.Tools))
+	}
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.next.RoundTrip(r)
+}
