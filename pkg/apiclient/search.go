@@ -3,6 +3,7 @@ package apiclient
 import (
 	"context"
 	"net/http"
+	"net/url"
 )
 
 // SearchRequest is the JSON body of POST /api/v1/search; empty fields are left to
@@ -34,8 +35,16 @@ func NewSearch(baseURL string, hc *http.Client, apiKey string) *SearchClient {
 
 // Search runs a search and returns the answer as the service wrote it (TOON or
 // JSON after req.Format) with its content type.
+//
+// The format goes in the query string: the service negotiates the answer's format
+// from ?format= and Accept, and does not read the body's format field.
 func (c *SearchClient) Search(ctx context.Context, req SearchRequest) ([]byte, string, error) {
-	return c.b.request(ctx, http.MethodPost, "/api/v1/search", req, "")
+	path := "/api/v1/search"
+	if req.Format != "" {
+		path += "?format=" + url.QueryEscape(req.Format)
+		req.Format = ""
+	}
+	return c.b.request(ctx, http.MethodPost, path, req, "")
 }
 
 // Status returns GET /api/v1/status (index watermark, lag, documents, model, ...).

@@ -62,14 +62,14 @@ func (t *tools) crawl(ctx context.Context, req *mcp.CallToolRequest, in CrawlInp
 }
 
 // progress turns a crawl's events into MCP progress notifications: progress is
-// the pages finished (the larger of the job's counters and the page events seen),
-// total the page budget plus failures and skips (which do not use the budget).
+// the pages finished, counted from the page events and corrected by the job's
+// counters in progress and summary events; total is the page budget plus
+// failures and skips (which do not use the budget).
 type progress struct {
 	ctx      context.Context
 	req      *mcp.CallToolRequest
 	token    any
 	maxPages int64
-	pages    int64 // page events seen
 	last     float64
 	lastAt   time.Time
 	counters apiclient.Counters
@@ -86,18 +86,33 @@ func newProgress(ctx context.Context, req *mcp.CallToolRequest, st *apiclient.Cr
 func (p *progress) event(ev apiclient.Event) error {
 	switch {
 	case ev.Type == "page":
-		p.pages++
-		if ev.Outcome == "failed" {
-			p.counters.Failed++
-		}
-	case ev.Status != nil:
+		countPage(&p.counters, ev)
+	case ev.Status != nil && ev.Status.Counters.Processed() >= p.counters.Processed():
 		p.counters = ev.Status.Counters
-		if n := p.counters.Processed(); n > p.pages {
-			p.pages = n
-		}
 	}
 	p.send(p.ctx, p.counters, false)
 	return nil
+}
+
+// countPage adds one page event to counters (until the job's own counters arrive).
+func countPage(c *apiclient.Counters, ev apiclient.Event) {
+	switch ev.Outcome {
+	case "stored":
+		c.Stored++
+	case "unchanged":
+		c.Unchanged++
+	case "deleted":
+		c.Deleted++
+	case "empty":
+		c.Empty++
+	case "failed":
+		c.Failed++
+	case "skipped":
+		if c.Skipped == nil {
+			c.Skipped = map[string]int64{}
+		}
+		c.Skipped[ev.Reason]++
+	}
 }
 
 // send notifies the client when progress grew (at most every progressStep unless final).
@@ -105,7 +120,7 @@ func (p *progress) send(ctx context.Context, c apiclient.Counters, final bool) {
 	if p.token == nil || p.req.Session == nil {
 		return
 	}
-	done := max(p.pages, c.Processed())
+	done := c.Processed()
 	if float64(done) <= p.last || (!final && time.Since(p.lastAt) < progressStep) {
 		return
 	}
@@ -113,8 +128,8 @@ func (p *progress) send(ctx context.Context, c apiclient.Counters, final bool) {
 	if total < done {
 		total = done
 	}
-	msg := fmt.Sprintf("%d pages done: %d stored, %d unchanged, %d failed, %d skipped; %d chunks",
-		done, c.Stored, c.Unchanged, c.Failed, c.SkippedTotal(), c.Chunks)
+	msg := fmt.Sprintf("%d pages done: %d stored, %d unchanged, %d failed, %d skipped",
+		done, c.Stored, c.Unchanged, c.Failed, c.SkippedTotal())
 	if err := p.req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: p.token, Progress: float64(done), Total: float64(total), Message: msg,
 	}); err != nil {

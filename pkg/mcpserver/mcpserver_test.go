@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -142,6 +143,7 @@ func TestSearchForwardsFieldsAndAnswersTOON(t *testing.T) {
 	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
 		var req map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&req)
+		req["format"] = r.URL.Query().Get("format")
 		if req["weights"] == "vector:2" {
 			problem(w, 400, "weights", "weights must be at most 1")
 			return
@@ -304,10 +306,14 @@ func TestCrawlReportsProgressAndSummary(t *testing.T) {
 	f := newFake(t, mux)
 	var mu sync.Mutex
 	var notes []*mcp.ProgressNotificationParams
+	final := make(chan struct{})
 	cs := connect(t, f.deps(), &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 		mu.Lock()
 		notes = append(notes, r.Params)
 		mu.Unlock()
+		if r.Params.Progress == 5 {
+			close(final)
+		}
 	}})
 	params := &mcp.CallToolParams{Name: "crawl", Arguments: map[string]any{"url": "https://a.example/", "max_pages": 5, "tags": []string{"t"}, "format": "json"}}
 	params.SetProgressToken("tok-1")
@@ -326,6 +332,12 @@ func TestCrawlReportsProgressAndSummary(t *testing.T) {
 	}
 	if spec.URL != "https://a.example/" || spec.MaxPages != 5 || !slices.Equal(spec.Tags, []string{"t"}) {
 		t.Errorf("spec sent to the crawler: %+v", spec)
+	}
+	// Notifications are delivered asynchronously; the last one may follow the result.
+	select {
+	case <-final:
+	case <-time.After(10 * time.Second):
+		t.Error("no notification reached the final 5 pages")
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -16,14 +16,18 @@ import (
 // search tool calls this server's own REST API in process; graph tools call kg,
 // and crawl tools the crawler (nil: those tools answer that it is not configured).
 func MountMCP(srv *httpserver.Server, graph mcpserver.Graph, crawler mcpserver.Crawler, keys []string, logger *slog.Logger) {
-	d := mcpserver.Deps{
+	h := gin.WrapH(mcpserver.HTTPHandler(mcpDeps(srv, graph, crawler, logger), keys))
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		srv.Engine().Handle(m, "/mcp", h)
+	}
+}
+
+// mcpDeps are the MCP tools' services as the search service sees them.
+func mcpDeps(srv *httpserver.Server, graph mcpserver.Graph, crawler mcpserver.Crawler, logger *slog.Logger) mcpserver.Deps {
+	return mcpserver.Deps{
 		Search:  apiclient.NewSearch("http://search.in-process", apiclient.InProcess(srv.Engine()), ""),
 		Crawler: crawler,
 		Graph:   graph,
 		Logger:  logger,
-	}
-	h := gin.WrapH(mcpserver.HTTPHandler(d, keys))
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
-		srv.Engine().Handle(m, "/mcp", h)
 	}
 }
