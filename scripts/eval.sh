@@ -1,34 +1,42 @@
 #!/usr/bin/env bash
-# `make eval`: relevance of the full search pipeline against BM25 only, vector only
-# and RRF(vector, BM25) on the Python 3.11 manual, with the judged queries of
-# eval/pydocs/queries.json (see eval/pydocs/README.md).
+# `make eval`: relevance of the full search pipeline, its ablations and the peer
+# baselines on the judged datasets (eval/*/queries.json; format: eval/README.md).
 #  1. MariaDB 11.8, Neo4j 5.26 and the embedding model up (installed on first run)
-#  2. the manual served on 127.0.0.1:8099 (deploy/local/pydocs.sh)
+#  2. each dataset's site served on loopback by its site.script (`<script> start`,
+#     e.g. deploy/local/pydocs.sh)
 #  3. kg, crawler and search started (scripts/services.sh)
-#  4. the dataset's crawl run through the crawler's API, unless a finished crawl with
+#  4. each dataset's crawl run through the crawler's API, unless a finished crawl with
 #     the same spec is recorded (KGS_EVAL_RECRAWL=1 crawls again; unchanged pages are
 #     not embedded again)
 #  5. wait until the search index has caught up (index_lag 0) and the crawler's kg
 #     outbox is empty (every stored page ingested by kg)
 #  6. a search process for the evaluation (127.0.0.1:8090, own Bleve copy, generous
 #     timeouts), stopped at the end
-#  7. go run ./cmd/kgeval: nDCG@10, MRR@10, Recall@10 per method
+#  7. the peers' Python: tantivy from PyPI in a venv under $KGS_STATE/eval/venv
+#     (evaluation only, never a product dependency)
+#  8. go run ./cmd/kgeval over all datasets: our modes (full, bm25, vector, rrf), the
+#     ablations and the peers (tantivy BM25, exact dense, their RRF) ranking the same
+#     stored chunks; nDCG@10, MRR@10, Recall@10 and sign tests per dataset and over
+#     the union of the datasets
 # The stack and the three services keep running afterwards; `make down` stops them.
 #
-# Environment: KGS_EVAL_DATASET [eval/pydocs/queries.json], KGS_EVAL_ARGS (extra kgeval
-# flags, e.g. "-v -md docs/eval.md"), KGS_EVAL_OUT [$KGS_STATE/eval] (JSON and Markdown
-# reports), KGS_EVAL_RECRAWL [0], KGS_EVAL_CRAWL_TIMEOUT [5400] and
-# KGS_EVAL_SETTLE_TIMEOUT [1800] seconds, KGS_EVAL_PRUNE [0] (1: delete stored pages of
-# the site that the dataset's crawl excludes, e.g. left by other crawls),
-# KGS_EVAL_SEARCH_URL (evaluate a running service instead of starting one),
-# KGS_EVAL_SEARCH_PORT [8090], KGS_EVAL_TIMEOUT [10s] per retriever, KGS_EVAL_DEADLINE [20s].
+# Environment: KGS_EVAL_DATASETS [eval/pydocs/queries.json] (space-separated; the older
+# KGS_EVAL_DATASET is read too), KGS_EVAL_ARGS (extra kgeval flags, e.g. "-v"),
+# KGS_EVAL_OUT [$KGS_STATE/eval] (JSON and Markdown reports, the evaluation's Bleve
+# copy), KGS_EVAL_PEERS [1] (0: no peer baselines), KGS_EVAL_VENV
+# [$KGS_STATE/eval/venv], KGS_EVAL_TANTIVY [0.27.0] (the tantivy version installed),
+# KGS_EVAL_RECRAWL [0], KGS_EVAL_CRAWL_TIMEOUT [5400] and KGS_EVAL_SETTLE_TIMEOUT
+# [1800] seconds, KGS_EVAL_PRUNE [0] (1: delete stored pages of a dataset's site that
+# its crawl excludes, e.g. left by other crawls), KGS_EVAL_SEARCH_URL (evaluate a
+# running service instead of starting one), KGS_EVAL_SEARCH_PORT [8090],
+# KGS_EVAL_TIMEOUT [10s] per retriever, KGS_EVAL_DEADLINE [20s].
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export KGS_STATE=${KGS_STATE:-$PWD/.state}
 crawler=http://127.0.0.1:${CRAWLER_PORT:-8081}
 search=http://127.0.0.1:${SEARCH_PORT:-8080}
 kg=http://127.0.0.1:${KG_PORT:-8088}
-dataset=${KGS_EVAL_DATASET:-eval/pydocs/queries.json}
+read -r -a datasets <<<"${KGS_EVAL_DATASETS:-${KGS_EVAL_DATASET:-eval/pydocs/queries.json}}"
 out=${KGS_EVAL_OUT:-$KGS_STATE/eval}
 mkdir -p "$out"
 
@@ -36,34 +44,47 @@ step() { printf '\n== %s\n' "$*"; }
 die() { echo "eval.sh: $*" >&2; exit 1; }
 json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
 
-[[ -f $dataset ]] || die "no dataset at $dataset"
+((${#datasets[@]} > 0)) || die "no dataset (KGS_EVAL_DATASETS)"
+for dataset in "${datasets[@]}"; do
+	[[ -f $dataset ]] || die "no dataset at $dataset"
+done
 
-step "stack: MariaDB 11.8, Neo4j 5.26, embedding model"
-deploy/local/stack.sh up
+# site <dataset> root|script|hostport: the dataset's site.root, its site.script (the
+# older "served_by": "deploy/local/x.sh start" is read too) or its root's host:port.
+site() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys, urllib.parse
+s = json.load(open(sys.argv[1])).get("site", {})
+root = s.get("root", "")
+if sys.argv[2] == "root":
+    print(root)
+elif sys.argv[2] == "script":
+    print(s.get("script") or (s.get("served_by") or "").split(" ")[0])
+else:
+    print(urllib.parse.urlsplit(root).netloc)
+EOF
+}
 
-step "site: the Python 3.11 manual on loopback"
-deploy/local/pydocs.sh start
-site=$(deploy/local/pydocs.sh url)
-root=${site%index.html}
-pyhostport=$(echo "$site" | sed -E 's#^https?://([^/]+)/.*#\1#')
-
-step "services: kg, crawler, search"
-export CRAWLER_ALLOW_HOSTS=${CRAWLER_ALLOW_HOSTS:-$pyhostport}
-scripts/services.sh start
-
-# The crawl spec of the dataset, as the body of POST /api/v1/crawls.
-body=$(python3 - "$dataset" "$root" <<'EOF'
+# crawl_dataset <dataset>: run the dataset's crawl unless an identical one is done,
+# then say how many pages of its site are stored.
+crawl_dataset() {
+	local dataset=$1 name root hostport body expected done_job job id deadline line status docs
+	name=$(basename "$(dirname "$dataset")")
+	root=$(site "$dataset" root)
+	hostport=$(site "$dataset" hostport)
+	# The crawl spec of the dataset, as the body of POST /api/v1/crawls.
+	body=$(python3 - "$dataset" "$root" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["crawl"]
 print(json.dumps({"url": sys.argv[2] + c["start"], "max_depth": c["max_depth"], "max_pages": c["max_pages"],
                   "exclude": c.get("exclude", []), "tags": c.get("tags", [])}))
 EOF
-)
-expected=$(json 'j["crawl"].get("expected_pages", 0)' <"$dataset")
+	)
+	expected=$(json 'j["crawl"].get("expected_pages", 0)' <"$dataset")
 
-# A finished job of this process's database with the same spec?
-done_job=$(curl -fsS "$crawler/api/v1/crawls?status=done&limit=100" | python3 -c '
+	# A finished job of this process's database with the same spec?
+	done_job=$(curl -fsS "$crawler/api/v1/crawls?status=done&limit=100" | python3 -c '
 import json, sys
 want = json.loads(sys.argv[1])
 for j in json.load(sys.stdin).get("crawls", []):
@@ -72,36 +93,36 @@ for j in json.load(sys.stdin).get("crawls", []):
         print(j["id"]); break
 ' "$body")
 
-if [[ -n $done_job && ${KGS_EVAL_RECRAWL:-0} != 1 ]]; then
-	step "crawl: already done (job $done_job); KGS_EVAL_RECRAWL=1 crawls again"
-else
-	step "crawl: $body"
-	job=$(curl -fsS -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
-	id=$(printf '%s' "$job" | json 'j["id"]')
-	echo "job $id"
-	deadline=$((SECONDS + ${KGS_EVAL_CRAWL_TIMEOUT:-5400}))
-	while :; do
-		line=$(curl -fsS "$crawler/api/v1/crawls/$id" | python3 -c '
+	if [[ -n $done_job && ${KGS_EVAL_RECRAWL:-0} != 1 ]]; then
+		step "crawl of $name: already done (job $done_job); KGS_EVAL_RECRAWL=1 crawls again"
+	else
+		step "crawl of $name: $body"
+		job=$(curl -fsS -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
+		id=$(printf '%s' "$job" | json 'j["id"]')
+		echo "job $id"
+		deadline=$((SECONDS + ${KGS_EVAL_CRAWL_TIMEOUT:-5400}))
+		while :; do
+			line=$(curl -fsS "$crawler/api/v1/crawls/$id" | python3 -c '
 import json, sys
 j = json.load(sys.stdin); c = j.get("counters", {}); r = j.get("rates", {})
 print(j["status"], "fetched=%s stored=%s unchanged=%s failed=%s queued=%s chunks=%s chunks/s=%s" % (
     c.get("fetched", 0), c.get("stored", 0), c.get("unchanged", 0), c.get("failed", 0), c.get("queued", 0),
     c.get("chunks", 0), r.get("chunks_per_sec", 0)))')
-		status=${line%% *}
-		echo "  $line"
-		case "$status" in done | failed | cancelled) break ;; esac
-		((SECONDS < deadline)) || die "crawl did not finish in time; see $KGS_STATE/logs/crawler.log"
-		sleep 10
-	done
-	[[ $status == "done" ]] || die "crawl ended $status; see $KGS_STATE/logs/crawler.log"
-fi
+			status=${line%% *}
+			echo "  $line"
+			case "$status" in done | failed | cancelled) break ;; esac
+			((SECONDS < deadline)) || die "crawl did not finish in time; see $KGS_STATE/logs/crawler.log"
+			sleep 10
+		done
+		[[ $status == "done" ]] || die "crawl ended $status; see $KGS_STATE/logs/crawler.log"
+	fi
 
-# Pages of the site in the store that the dataset's crawl would not fetch (left by
-# other crawls, e.g. `make run`) stay searchable and take part in every method alike;
-# say how many so the run can be compared with others.
-step "corpus"
-curl -fsS "$crawler/api/v1/documents?limit=1000&domain=${pyhostport%%:*}" >"$out/documents.json" || true
-python3 - "$out/documents.json" "$body" "$expected" <<'EOF' || true
+	# Pages of the site in the store that the dataset's crawl would not fetch (left by
+	# other crawls, e.g. `make run`) are not searched when the crawl has tags (kgeval
+	# restricts every search to them), but say how many so runs can be compared.
+	docs=$out/documents-$name.json
+	curl -fsS "$crawler/api/v1/documents?limit=1000&domain=${hostport%%:*}" >"$docs" || true
+	python3 - "$docs" "$body" "$expected" <<'EOF' || true
 import json, re, sys
 try:
     docs = json.load(open(sys.argv[1])).get("documents", [])
@@ -120,12 +141,43 @@ with open(sys.argv[1] + ".outside", "w") as f:
         if d["url"] in outside:
             print(d["id"], d["url"], file=f)
 EOF
-if [[ ${KGS_EVAL_PRUNE:-0} == 1 && -s $out/documents.json.outside ]]; then
-	while read -r docid docurl; do
-		echo "  delete $docurl"
-		curl -fsS -o /dev/null -X DELETE "$crawler/api/v1/documents/$docid"
-	done <"$out/documents.json.outside"
+	if [[ ${KGS_EVAL_PRUNE:-0} == 1 && -s $docs.outside ]]; then
+		local docid docurl
+		while read -r docid docurl; do
+			echo "  delete $docurl"
+			curl -fsS -o /dev/null -X DELETE "$crawler/api/v1/documents/$docid"
+		done <"$docs.outside"
+	fi
+}
+
+step "stack: MariaDB 11.8, Neo4j 5.26, embedding model"
+deploy/local/stack.sh up
+
+allow=()
+for dataset in "${datasets[@]}"; do
+	script=$(site "$dataset" script)
+	root=$(site "$dataset" root)
+	[[ -n $root ]] || die "$dataset: no site.root"
+	step "site of $dataset: $root"
+	if [[ -n $script ]]; then
+		[[ -x $script ]] || die "$dataset: site.script $script is not an executable script"
+		"$script" start
+	else
+		echo "no site.script: $root must be served already"
+	fi
+	allow+=("$(site "$dataset" hostport)")
+done
+
+step "services: kg, crawler, search"
+if [[ -z ${CRAWLER_ALLOW_HOSTS:-} ]]; then
+	CRAWLER_ALLOW_HOSTS=$(printf '%s\n' "${allow[@]}" | sort -u | paste -sd, -)
 fi
+export CRAWLER_ALLOW_HOSTS
+scripts/services.sh start
+
+for dataset in "${datasets[@]}"; do
+	crawl_dataset "$dataset"
+done
 
 step "settle: search index caught up, kg outbox drained"
 deadline=$((SECONDS + ${KGS_EVAL_SETTLE_TIMEOUT:-1800}))
@@ -170,22 +222,38 @@ else
 		export SEARCH_ADDR=127.0.0.1:$port SEARCH_INDEX_DIR=$out/bleve KGS_KG_URL=$kg \
 			SEARCH_DEADLINE=${KGS_EVAL_DEADLINE:-20s} SEARCH_VECTOR_TIMEOUT=$timeout SEARCH_GRAPH_TIMEOUT=$timeout \
 			SEARCH_BM25_TIMEOUT=$timeout SEARCH_EXPAND_TIMEOUT=$timeout
-		exec bin/search >>"$KGS_STATE/logs/search-eval.log" 2>&1
+		exec bin/search >>"$KGS_STATE/logs/search-eval-$port.log" 2>&1
 	) &
 	search_pid=$!
 	trap 'kill "$search_pid" 2>/dev/null || true' EXIT
 	deadline=$((SECONDS + 600))
 	until [[ $(curl -fsS "$search/api/v1/status" 2>/dev/null | json 'j.get("index_lag", -1)' 2>/dev/null || echo -1) == 0 ]]; do
-		kill -0 "$search_pid" 2>/dev/null || die "the evaluation search process exited; see $KGS_STATE/logs/search-eval.log"
-		((SECONDS < deadline)) || die "the evaluation search index did not catch up in 600s; see $KGS_STATE/logs/search-eval.log"
+		kill -0 "$search_pid" 2>/dev/null || die "the evaluation search process exited; see $KGS_STATE/logs/search-eval-$port.log"
+		((SECONDS < deadline)) || die "the evaluation search index did not catch up in 600s; see $KGS_STATE/logs/search-eval-$port.log"
 		sleep 1
 	done
-	echo "search: ready (pid $search_pid) $search, log $KGS_STATE/logs/search-eval.log"
+	echo "search: ready (pid $search_pid) $search, log $KGS_STATE/logs/search-eval-$port.log"
 fi
 
-step "evaluate: $dataset"
-# shellcheck disable=SC2086 # KGS_EVAL_ARGS is a list of flags
-go run ./cmd/kgeval -dataset "$dataset" -search "$search" -root "$root" \
-	-json "$out/report.json" -md "$out/report.md" ${KGS_EVAL_ARGS:-}
+peer_args=()
+if [[ ${KGS_EVAL_PEERS:-1} != 0 ]]; then
+	venv=${KGS_EVAL_VENV:-$KGS_STATE/eval/venv}
+	want=${KGS_EVAL_TANTIVY:-0.27.0}
+	step "peers: tantivy $want in $venv (evaluation only)"
+	if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('tantivy') != sys.argv[1])" "$want" 2>/dev/null; then
+		python3 -m venv "$venv"
+		"$venv/bin/pip" install --quiet "tantivy==$want"
+	fi
+	peer_args=(-peers -python "$venv/bin/python")
+fi
+
+step "evaluate: ${datasets[*]}"
+list=$(printf '%s,' "${datasets[@]}")
+(
+	eval "$(deploy/local/stack.sh env)"
+	# shellcheck disable=SC2086 # KGS_EVAL_ARGS is a list of flags
+	go run ./cmd/kgeval -dataset "${list%,}" -search "$search" -ablations "${peer_args[@]}" \
+		-json "$out/report.json" -md "$out/report.md" ${KGS_EVAL_ARGS:-}
+)
 echo
 echo "reports: $out/report.json (per query) and $out/report.md (for docs/benchmarks.md)"

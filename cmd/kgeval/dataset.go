@@ -26,6 +26,9 @@ type Site struct {
 	Version  string `json:"version"`
 	ServedBy string `json:"served_by"`
 	Root     string `json:"root"` // the URL the judged paths are relative to
+	// Script serves the site on loopback: scripts/eval.sh runs `<script> start`
+	// before crawling (a path relative to the repository, e.g. deploy/local/pydocs.sh).
+	Script string `json:"script"`
 }
 
 // Crawl is the crawl spec the evaluation runs on (POST /api/v1/crawls fields, with
@@ -50,6 +53,8 @@ type Query struct {
 
 // MaxGrade is the highest grade a judgment may carry.
 const MaxGrade = 2
+
+var sitePath = regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
 
 var pagePath = regexp.MustCompile(`^[A-Za-z0-9_.~+-]+(/[A-Za-z0-9_.~+-]+)*$`)
 
@@ -77,6 +82,9 @@ func (d *Dataset) Validate() error {
 	}
 	if d.Crawl.MaxDepth < 0 || d.Crawl.MaxPages < 0 {
 		errs = append(errs, errors.New("crawl: max_depth and max_pages must not be negative"))
+	}
+	if d.Site.Script != "" && (!sitePath.MatchString(d.Site.Script) || strings.Contains(d.Site.Script, "..")) {
+		errs = append(errs, fmt.Errorf("site.script %q: want a script path relative to the repository, such as deploy/local/pydocs.sh", d.Site.Script))
 	}
 	for _, ex := range d.Crawl.Exclude {
 		if _, err := regexp.Compile(ex); err != nil {

@@ -16,7 +16,16 @@ import (
 type Method struct {
 	Name   string
 	Params url.Values
+	Kind   string // KindOurs, KindAblation or KindVariant
 }
+
+// Kinds of method in a report.
+const (
+	KindOurs     = "ours"     // the full pipeline and the built-in single-signal modes
+	KindAblation = "ablation" // the full pipeline with one part switched off
+	KindVariant  = "variant"  // a -variant flag
+	KindPeer     = "peer"     // a standard engine over the same stored chunks
+)
 
 // String is the method's parameters as a readable query string ("" for the
 // defaults).
@@ -33,10 +42,10 @@ func (m Method) String() string {
 // is off for the baselines so they use no graph at all.
 func BuiltinMethods() []Method {
 	return []Method{
-		{Name: "full", Params: url.Values{}},
-		{Name: "bm25", Params: url.Values{"weights": {"bm25:1"}, "expand": {"false"}}},
-		{Name: "vector", Params: url.Values{"weights": {"vector:1"}, "expand": {"false"}}},
-		{Name: "rrf", Params: url.Values{"fusion": {"rrf"}, "weights": {"vector:1,bm25:1"}, "expand": {"false"}}},
+		{Name: "full", Params: url.Values{}, Kind: KindOurs},
+		{Name: "bm25", Params: url.Values{"weights": {"bm25:1"}, "expand": {"false"}}, Kind: KindOurs},
+		{Name: "vector", Params: url.Values{"weights": {"vector:1"}, "expand": {"false"}}, Kind: KindOurs},
+		{Name: "rrf", Params: url.Values{"fusion": {"rrf"}, "weights": {"vector:1,bm25:1"}, "expand": {"false"}}, Kind: KindOurs},
 	}
 }
 
@@ -56,7 +65,7 @@ func ParseVariant(s string) (Method, error) {
 			return Method{}, fmt.Errorf("variant %s: %q is set by kgeval, leave it out", name, reserved)
 		}
 	}
-	return Method{Name: name, Params: v}, nil
+	return Method{Name: name, Params: v, Kind: KindVariant}, nil
 }
 
 // Hit is one ranked result, reduced to what the report shows.
@@ -78,12 +87,15 @@ type QueryResult struct {
 	Degraded []string `json:"degraded,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
 	Entities []string `json:"entities,omitempty"`
-	Hits     []Hit    `json:"hits"`
+	// Normalized is the query as the service normalised it (the text it embeds).
+	Normalized string `json:"normalized,omitempty"`
+	Hits       []Hit  `json:"hits"`
 }
 
 // MethodResult is every query answered by one method, with the means.
 type MethodResult struct {
 	Method    string        `json:"method"`
+	Kind      string        `json:"kind"`
 	Params    string        `json:"params"`
 	NDCG      float64       `json:"ndcg_at_k"`
 	MRR       float64       `json:"mrr_at_k"`
@@ -104,6 +116,9 @@ type Evaluator struct {
 	Search Searcher
 	Root   *url.URL // site root the judged paths are relative to
 	K      int      // metric cut-off, also the number of results asked for
+	// Tags restrict every search to the documents carrying all of them (the
+	// dataset's corpus when several corpora share the store); not shown in Params.
+	Tags []string
 }
 
 // Evaluate answers every query with every method. It stops at the first error
@@ -112,7 +127,7 @@ type Evaluator struct {
 func (e *Evaluator) Evaluate(ctx context.Context, d *Dataset, methods []Method) ([]*MethodResult, error) {
 	out := make([]*MethodResult, 0, len(methods))
 	for _, m := range methods {
-		mr := &MethodResult{Method: m.Name, Params: m.String(), byQueryID: map[string]*QueryResult{}}
+		mr := &MethodResult{Method: m.Name, Kind: m.Kind, Params: m.String(), byQueryID: map[string]*QueryResult{}}
 		for _, q := range d.Queries {
 			qr, err := e.one(ctx, q, m)
 			if err != nil {
@@ -128,7 +143,15 @@ func (e *Evaluator) Evaluate(ctx context.Context, d *Dataset, methods []Method) 
 
 func (e *Evaluator) one(ctx context.Context, q Query, m Method) (*QueryResult, error) {
 	start := time.Now()
-	resp, err := e.Search.Search(ctx, q.Query, e.K, m.Params)
+	params := m.Params
+	if len(e.Tags) > 0 {
+		params = url.Values{}
+		for name, vals := range m.Params {
+			params[name] = vals
+		}
+		params["tags"] = []string{strings.Join(e.Tags, ",")}
+	}
+	resp, err := e.Search.Search(ctx, q.Query, e.K, params)
 	if err != nil {
 		return nil, err
 	}
@@ -144,13 +167,14 @@ func (e *Evaluator) one(ctx context.Context, q Query, m Method) (*QueryResult, e
 		hits = append(hits, Hit{Page: page, Grade: q.Relevant[page], Score: r.Score, Breakdown: r.ScoreBreakdown, Source: r.Source})
 	}
 	qr := &QueryResult{
-		ID:       q.ID,
-		NDCG:     NDCG(ranked, q.Relevant, e.K),
-		MRR:      MRR(ranked, q.Relevant, e.K),
-		Recall:   Recall(ranked, q.Relevant, e.K),
-		TookMS:   took,
-		Degraded: resp.Degraded,
-		Hits:     hits,
+		ID:         q.ID,
+		NDCG:       NDCG(ranked, q.Relevant, e.K),
+		MRR:        MRR(ranked, q.Relevant, e.K),
+		Recall:     Recall(ranked, q.Relevant, e.K),
+		TookMS:     took,
+		Degraded:   resp.Degraded,
+		Normalized: resp.Query.Normalized,
+		Hits:       hits,
 	}
 	if resp.Explain != nil {
 		qr.Notes = resp.Explain.Notes

@@ -43,7 +43,11 @@ func (f *fakeSearch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if deg == nil {
 			deg = []string{}
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"results": results, "degraded": deg, "result_count": len(results)})
+		ans := map[string]any{"results": results, "degraded": deg, "result_count": len(results)}
+		if r.URL.Query().Get("weights") == "" {
+			ans["explain"] = map[string]any{"weights": "vector:0.35,graph:0.25,bm25:0.2,recency:0.1,title:0.1"}
+		}
+		_ = json.NewEncoder(w).Encode(ans)
 	default:
 		http.NotFound(w, r)
 	}
@@ -128,6 +132,61 @@ func TestRun(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, errb.String())
 			}
 		})
+	}
+}
+
+func TestRunAblationsTagsAndUnion(t *testing.T) {
+	fake := &fakeSearch{answers: map[string][]string{
+		"": {site + "tutorial/inputoutput.html", site + "library/json.html"},
+	}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	one := writeDataset(t)
+	b, _ := os.ReadFile(one)
+	var d Dataset
+	_ = json.Unmarshal(b, &d)
+	d.Name, d.Crawl.Tags = "tagged", []string{"python-docs"}
+	b, _ = json.Marshal(d)
+	two := filepath.Join(t.TempDir(), "queries.json")
+	if err := os.WriteFile(two, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	md := filepath.Join(t.TempDir(), "report.md")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"-dataset", one + " " + two, "-search", srv.URL, "-ablations", "-methods", "full,bm25", "-md", md}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	for _, s := range []string{"dataset mini:", "dataset tagged:", "searches restricted to tags=python-docs", "dataset union of mini, tagged: 4 queries",
+		"no-graph", "graph-off", "no-recency", "full vs no-expand", "weights=vector:0.35,graph:0.25,bm25:0.2,title:0.1"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("stdout lacks %q:\n%s", s, out.String())
+		}
+	}
+	// The ablations do not take part in the verdict: full beats bm25.
+	if !strings.Contains(out.String(), "verdict: the full pipeline beats every other method") {
+		t.Errorf("verdict counts the ablations:\n%s", out.String())
+	}
+	tagged, untagged := 0, 0
+	for _, q := range fake.seen {
+		if strings.Contains(q, "tags=python-docs") {
+			tagged++
+		} else {
+			untagged++
+		}
+	}
+	// mini: 1 probe + 2 queries × 9 methods untagged; tagged: the same with tags.
+	if tagged != 19 || untagged != 19 {
+		t.Errorf("%d tagged and %d untagged requests, want 19 and 19", tagged, untagged)
+	}
+	m, _ := os.ReadFile(md)
+	for _, s := range []string{"### mini", "### tagged", "### union of mini, tagged", "| no-bm25 |"} {
+		if !strings.Contains(string(m), s) {
+			t.Errorf("markdown lacks %q:\n%s", s, m)
+		}
+	}
+	if code := run(context.Background(), []string{"-dataset", one + "," + two, "-root", site, "-search", srv.URL}, &out, &errb); code != 2 {
+		t.Errorf("-root with two datasets: exit %d, want 2", code)
 	}
 }
 

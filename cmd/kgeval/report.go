@@ -19,10 +19,56 @@ type Report struct {
 	K           int             `json:"k"`
 	At          time.Time       `json:"at"`
 	Corpus      *Status         `json:"corpus,omitempty"`
+	Tags        []string        `json:"tags,omitempty"`        // every search restricted to these
+	PeerCorpus  *PeerCorpus     `json:"peer_corpus,omitempty"` // what the peers ranked
 	Methods     []*MethodResult `json:"methods"`
 	Comparisons []Paired        `json:"comparisons"`
-	Verdict     string          `json:"verdict"`
-	Problems    []string        `json:"problems,omitempty"`
+	// PeerComparisons pairs each of our methods (ablations included) with each peer.
+	PeerComparisons []Paired `json:"peer_comparisons,omitempty"`
+	Verdict         string   `json:"verdict"`
+	Problems        []string `json:"problems,omitempty"`
+
+	data *Dataset // for -v details; nil for a union
+}
+
+// RunReport is every dataset's report of one run and, with several datasets, the
+// union of their queries (what -json and -md write).
+type RunReport struct {
+	Reports []*Report `json:"reports"`
+	Union   *Report   `json:"union,omitempty"`
+}
+
+// WriteJSON writes the run's reports, per-query results included.
+func (rr RunReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rr)
+}
+
+// WriteMarkdown writes each dataset's tables, then the union's.
+func (rr RunReport) WriteMarkdown(w io.Writer) error {
+	all := rr.Reports
+	if rr.Union != nil {
+		all = append(slices.Clone(all), rr.Union)
+	}
+	for i, r := range all {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "### %s\n\n", r.Dataset)
+		if err := r.WriteMarkdown(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PeerCorpus is the stored text the peers ranked: the chunks of the documents
+// carrying the dataset's tag.
+type PeerCorpus struct {
+	Tag    string `json:"tag"`
+	Pages  int    `json:"pages"`
+	Chunks int    `json:"chunks"`
 }
 
 // tieEps is the nDCG difference under which two methods tie on a query.
@@ -51,6 +97,9 @@ func newReport(d *Dataset, search string, k int, st *Status, results []*MethodRe
 			}
 			p := Compare(full, m, tieEps)
 			r.Comparisons = append(r.Comparisons, p)
+			if m.Kind == KindAblation {
+				continue // a part switched off is not a competitor
+			}
 			if !(full.NDCG > m.NDCG) {
 				beatsAll = false
 				lost = append(lost, m.Method)
@@ -68,7 +117,24 @@ func newReport(d *Dataset, search string, k int, st *Status, results []*MethodRe
 	if len(r.Problems) > 0 {
 		r.Verdict = "INVALID: degraded answers make the comparison meaningless; " + r.Verdict
 	}
+	r.PeerComparisons = peerComparisons(results)
 	return r
+}
+
+// peerComparisons pairs every method that is not a peer with every peer.
+func peerComparisons(results []*MethodResult) []Paired {
+	var out []Paired
+	for _, m := range results {
+		if m.Kind == KindPeer {
+			continue
+		}
+		for _, p := range results {
+			if p.Kind == KindPeer {
+				out = append(out, Compare(m, p, tieEps))
+			}
+		}
+	}
+	return out
 }
 
 func degradedSignals(m *MethodResult) string {
@@ -90,7 +156,13 @@ func degradedSignals(m *MethodResult) string {
 func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "dataset %s: %d queries, %d judged pages; search %s; k=%d\n", r.Dataset, r.Queries, r.Judged, r.Search, r.K)
 	if r.Corpus != nil {
-		fmt.Fprintf(w, "corpus: %d documents, %d chunks indexed, index lag %d\n", r.Corpus.Documents, r.Corpus.IndexedChunks, r.Corpus.IndexLag)
+		fmt.Fprintf(w, "search index: %d documents, %d chunks (every corpus in the store), index lag %d\n", r.Corpus.Documents, r.Corpus.IndexedChunks, r.Corpus.IndexLag)
+	}
+	if len(r.Tags) > 0 {
+		fmt.Fprintf(w, "searches restricted to tags=%s\n", strings.Join(r.Tags, ","))
+	}
+	if r.PeerCorpus != nil {
+		fmt.Fprintf(w, "peers rank %d stored chunks of %d pages (tag %q)\n", r.PeerCorpus.Chunks, r.PeerCorpus.Pages, r.PeerCorpus.Tag)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -104,6 +176,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(r.PeerComparisons) > 0 {
+		fmt.Fprintf(w, "\nagainst the peers: nDCG@%d difference (better/equal/worse queries, sign test p)\n", r.K)
+		if err := r.writePeerMatrix(w, false); err != nil {
+			return err
+		}
 	}
 	if len(r.Comparisons) > 0 {
 		fmt.Fprintln(w)
@@ -123,8 +201,11 @@ func (r *Report) WriteText(w io.Writer) error {
 // WriteMarkdown writes the table of means as Markdown, for docs/benchmarks.md.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "Relevance on `%s` (%d queries, %d judged pages, k=%d", r.Dataset, r.Queries, r.Judged, r.K)
-	if r.Corpus != nil {
-		fmt.Fprintf(w, "; corpus %d documents, %d chunks", r.Corpus.Documents, r.Corpus.IndexedChunks)
+	if len(r.Tags) > 0 {
+		fmt.Fprintf(w, "; searches restricted to `tags=%s`", strings.Join(r.Tags, ","))
+	}
+	if r.PeerCorpus != nil {
+		fmt.Fprintf(w, "; corpus %d pages, %d chunks", r.PeerCorpus.Pages, r.PeerCorpus.Chunks)
 	}
 	fmt.Fprintf(w, "; %s):\n\n", r.At.Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "| method | nDCG@%d | MRR@%d | Recall@%d | median latency (ms) | request parameters |\n", r.K, r.K, r.K)
@@ -134,7 +215,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if m.Params == "" {
 			params = "service defaults"
 		}
+		if m.Kind == KindPeer {
+			params = m.Params
+		}
 		fmt.Fprintf(w, "| %s | %.3f | %.3f | %.3f | %.1f | %s |\n", m.Method, m.NDCG, m.MRR, m.Recall, m.MedianMS, params)
+	}
+	if len(r.PeerComparisons) > 0 {
+		fmt.Fprintf(w, "\nAgainst the peers, per query: nDCG@%d difference (queries better/equal/worse, two-sided sign test p):\n\n", r.K)
+		if err := r.writePeerMatrix(w, true); err != nil {
+			return err
+		}
 	}
 	if len(r.Comparisons) > 0 {
 		fmt.Fprintln(w)
@@ -149,6 +239,86 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "\nVerdict: %s.\n", r.Verdict)
 	}
 	return nil
+}
+
+// writePeerMatrix writes one row per method that is not a peer and one column per
+// peer: the mean nDCG difference, wins/ties/losses and the sign test's p.
+func (r *Report) writePeerMatrix(w io.Writer, md bool) error {
+	var peers, rows []string
+	cell := map[[2]string]Paired{}
+	for _, p := range r.PeerComparisons {
+		if !slices.Contains(peers, p.B) {
+			peers = append(peers, p.B)
+		}
+		if !slices.Contains(rows, p.A) {
+			rows = append(rows, p.A)
+		}
+		cell[[2]string{p.A, p.B}] = p
+	}
+	format := func(p Paired) string {
+		return fmt.Sprintf("%+.3f (%d/%d/%d, p=%.2g)", p.MeanDiff, p.Wins, p.Ties, p.Losses, p.SignP)
+	}
+	if md {
+		fmt.Fprintf(w, "| method | vs %s |\n|---|%s\n", strings.Join(peers, " | vs "), strings.Repeat("---:|", len(peers)))
+		for _, a := range rows {
+			cells := make([]string, len(peers))
+			for i, b := range peers {
+				cells[i] = format(cell[[2]string{a, b}])
+			}
+			fmt.Fprintf(w, "| %s | %s |\n", a, strings.Join(cells, " | "))
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "method\tvs %s\n", strings.Join(peers, "\tvs "))
+	for _, a := range rows {
+		cells := make([]string, len(peers))
+		for i, b := range peers {
+			cells[i] = format(cell[[2]string{a, b}])
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", a, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
+
+// Union pools the reports' queries into one report (query ids prefixed with the
+// dataset's name), for the means and sign tests over every dev set together. Only
+// methods present in every report are kept.
+func Union(reports []*Report) *Report {
+	if len(reports) == 0 {
+		return nil
+	}
+	var names []string
+	for _, r := range reports {
+		names = append(names, r.Dataset)
+	}
+	d := &Dataset{Name: "union of " + strings.Join(names, ", ")}
+	var methods []*MethodResult
+	for _, m0 := range reports[0].Methods {
+		merged := &MethodResult{Method: m0.Method, Kind: m0.Kind, Params: m0.Params, byQueryID: map[string]*QueryResult{}}
+		inAll := true
+		for _, r := range reports {
+			i := slices.IndexFunc(r.Methods, func(m *MethodResult) bool { return m.Method == m0.Method })
+			if i < 0 {
+				inAll = false
+				break
+			}
+			for _, q := range r.Methods[i].PerQuery {
+				q.ID = r.Dataset + "/" + q.ID
+				merged.PerQuery = append(merged.PerQuery, q)
+			}
+		}
+		if inAll {
+			merged.summarise()
+			methods = append(methods, merged)
+		}
+	}
+	u := newReport(d, reports[0].Search, reports[0].K, nil, methods, reports[len(reports)-1].At)
+	for _, r := range reports {
+		u.Queries += r.Queries
+		u.Judged += r.Judged
+	}
+	return u
 }
 
 // WriteJSON writes the whole report, per-query results included.

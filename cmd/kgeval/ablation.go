@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/kgsearch/kgsearch/pkg/ranker"
+)
+
+// Ablations are the full pipeline with one part switched off in turn, everything
+// else at the service's defaults (def, the weights the service reports for a
+// default request): graph retrieval (graph weight 0), the graph expansion
+// (expand=false), the whole graph (both), and each of the BM25, vector, title and
+// recency signals (weight 0; the rest keep their default ratios, the service
+// renormalises them). A signal whose default weight is already 0 has nothing to
+// switch off and is skipped.
+func Ablations(def ranker.Weights) []Method {
+	without := func(s ranker.Signal) (string, bool) {
+		if def.Get(s) == 0 {
+			return "", false
+		}
+		w := def
+		w[s] = 0
+		str := w.String()
+		return str, str != ""
+	}
+	var out []Method
+	add := func(name string, p url.Values) {
+		out = append(out, Method{Name: name, Params: p, Kind: KindAblation})
+	}
+	if w, ok := without(ranker.Graph); ok {
+		add("no-graph", url.Values{"weights": {w}})
+	}
+	add("no-expand", url.Values{"expand": {"false"}})
+	if w, ok := without(ranker.Graph); ok {
+		add("graph-off", url.Values{"weights": {w}, "expand": {"false"}})
+	}
+	for _, s := range []ranker.Signal{ranker.BM25, ranker.Vector, ranker.Title, ranker.Recency} {
+		if w, ok := without(s); ok {
+			add("no-"+s.String(), url.Values{"weights": {w}})
+		}
+	}
+	return out
+}
+
+// DefaultWeights reads the service's default weights from the explanation of its
+// answers to default requests. The service drops a signal that does not apply to a
+// query (the graph when the query names no entity, a retriever that failed) from the
+// weights it reports, so the queries are tried in turn and the answer naming the
+// most signals is taken, stopping at the first that names all five or after
+// maxProbes queries.
+func DefaultWeights(ctx context.Context, s Searcher, queries []Query, tags []string) (ranker.Weights, error) {
+	const maxProbes = 20
+	p := url.Values{}
+	if len(tags) > 0 {
+		p.Set("tags", strings.Join(tags, ","))
+	}
+	var best ranker.Weights
+	bestN := 0
+	for i, q := range queries {
+		if i == maxProbes || bestN == len(ranker.Signals) {
+			break
+		}
+		resp, err := s.Search(ctx, q.Query, 1, p)
+		if err != nil {
+			return ranker.Weights{}, fmt.Errorf("read the service's default weights: %w", err)
+		}
+		if resp.Explain == nil || resp.Explain.Weights == "" || len(resp.Degraded) > 0 {
+			continue
+		}
+		w, err := ranker.ParseWeights(resp.Explain.Weights)
+		if err != nil {
+			return ranker.Weights{}, fmt.Errorf("read the service's default weights %q: %w", resp.Explain.Weights, err)
+		}
+		n := 0
+		for _, sig := range ranker.Signals {
+			if w.Get(sig) > 0 {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = w, n
+		}
+	}
+	if bestN == 0 {
+		return ranker.Weights{}, errors.New("read the service's default weights: no answer had explain.weights")
+	}
+	return best, nil
+}
