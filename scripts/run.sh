@@ -74,6 +74,7 @@ echo
 cat <<EOT
 
 == running
+  web      $search/   (search, entities, crawls in the browser)
   search   $search   (GET /api/v1/search?q=...; JSON with Accept: application/json)
   crawler  $crawler  (POST /api/v1/crawls)
   kg       $kg       (GET /api/v1/stats)

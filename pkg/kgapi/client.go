@@ -108,6 +108,16 @@ func (c *Client) Entities(ctx context.Context, prefix, typ string, limit int) (*
 	return &out, nil
 }
 
+// Entity returns one entity by id or name with its aliases, counters and strongest
+// relations. An unknown entity is a *StatusError with Status 404.
+func (c *Client) Entity(ctx context.Context, id string) (*Entity, error) {
+	var out Entity
+	if err := c.do(ctx, http.MethodGet, "/api/v1/entities/"+url.PathEscape(id), nil, &out); err != nil {
+		return nil, fmt.Errorf("get entity %q: %w", id, err)
+	}
+	return &out, nil
+}
+
 // Ready reports whether the kg service answers /readyz with 200.
 func (c *Client) Ready(ctx context.Context) error {
 	return c.do(ctx, http.MethodGet, "/readyz", nil, nil)

@@ -68,3 +68,31 @@ func TestClient(t *testing.T) {
 		t.Errorf("server down: got %v, want ErrUnavailable", err)
 	}
 }
+
+func TestClientEntity(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/entities/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("id") != "c++ lang" {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"title":"not found","detail":"no entity"}`))
+			return
+		}
+		_ = json.NewEncoder(w).Encode(Entity{EntityRef: EntityRef{ID: "cpp", Name: "C++", Type: "programming_language"},
+			Aliases: []string{"cpp"}, Relations: []Relation{{Type: "USES", Direction: "out", Other: EntityRef{ID: "c"}, Weight: 2}}})
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := NewClient(srv.URL, nil, "")
+	got, err := c.Entity(context.Background(), "c++ lang")
+	if err != nil {
+		t.Fatalf("entity: %v", err)
+	}
+	if got.ID != "cpp" || len(got.Relations) != 1 || got.Relations[0].Other.ID != "c" {
+		t.Errorf("entity: got %+v", got)
+	}
+	_, err = c.Entity(context.Background(), "nope")
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status != http.StatusNotFound {
+		t.Errorf("unknown entity: got %v, want a 404 StatusError", err)
+	}
+}

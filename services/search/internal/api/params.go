@@ -58,6 +58,11 @@ func fromQuery(v url.Values) fields {
 	return f
 }
 
+// RequestFromQuery validates search fields given as a URL query, as GET
+// /api/v1/search reads them, into a pipeline request; a bad field is a 400
+// *httpserver.Error naming it. The web pages use it to read the same fields.
+func RequestFromQuery(v url.Values) (pipeline.Request, error) { return fromQuery(v).request() }
+
 func fromBody(r io.Reader) (fields, error) {
 	var b body
 	if err := httpserver.DecodeJSON(r, &b); err != nil {

@@ -31,6 +31,7 @@ import (
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
 	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 	"github.com/kgsearch/kgsearch/services/search/internal/tokens"
+	"github.com/kgsearch/kgsearch/services/search/internal/web"
 )
 
 // Run starts the search service and blocks until ctx is cancelled or a part fails.
@@ -97,6 +98,12 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Info:    map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
 	}).Register()
 	MountMCP(srv, kg, apiclient.NewCrawler(cfg.CrawlerURL, nil, cfg.CrawlerAPIKey), cfg.APIKeys, logger)
+	pages, err := web.New(web.Deps{Search: pipe, Chunks: st, Docs: idx, Graph: kg,
+		Crawler: web.NewCrawler(cfg.CrawlerURL, cfg.CrawlerAPIKey), APIKeys: cfg.APIKeys, Logger: logger})
+	if err != nil {
+		return err
+	}
+	pages.Register(srv.Engine())
 	srv.AddReadyCheck("mariadb", st.Ping)
 	// Search answers without kg (graph signal dropped, reported as degraded), so kg
 	// is reported by /readyz but does not make the service unready.

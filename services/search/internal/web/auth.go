@@ -1,0 +1,170 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Cookies. Both are HttpOnly and SameSite=Strict: scripts cannot read them and no
+// other site's page can send them along.
+const (
+	csrfCookie    = "kgs_csrf"
+	sessionCookie = "kgs_session"
+	sessionTTL    = 12 * time.Hour
+	csrfKey       = "web.csrf" // the token issued during this request
+)
+
+func (w *Web) mac(parts ...string) string {
+	m := hmac.New(sha256.New, w.secret)
+	m.Write([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func setCookie(c *gin.Context, name, value string, maxAge int) {
+	http.SetCookie(c.Writer, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: c.Request.TLS != nil, SameSite: http.SameSiteStrictMode})
+}
+
+// csrfToken returns the token forms must send back: an HMAC of the browser's CSRF
+// cookie, which is set here when the browser has none yet.
+func (w *Web) csrfToken(c *gin.Context) string {
+	if v, ok := c.Get(csrfKey); ok {
+		return v.(string)
+	}
+	id, err := c.Cookie(csrfCookie)
+	if err != nil || len(id) != 32 {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		id = hex.EncodeToString(b)
+		setCookie(c, csrfCookie, id, 0)
+	}
+	tok := w.mac("csrf", id)
+	c.Set(csrfKey, tok)
+	return tok
+}
+
+// checkCSRF accepts a POST whose form token matches the browser's CSRF cookie and
+// whose Origin, when sent, is this host.
+func (w *Web) checkCSRF(c *gin.Context) bool {
+	if o := c.GetHeader("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != c.Request.Host {
+			return false
+		}
+	}
+	id, err := c.Cookie(csrfCookie)
+	if err != nil || id == "" {
+		return false
+	}
+	want := w.mac("csrf", id)
+	return subtle.ConstantTimeCompare([]byte(c.PostForm("csrf")), []byte(want)) == 1
+}
+
+// loggedIn reports whether this browser may start, cancel and delete: always when no
+// API key is configured, otherwise with a valid session cookie.
+func (w *Web) loggedIn(c *gin.Context) bool {
+	if len(w.d.APIKeys) == 0 {
+		return true
+	}
+	v, err := c.Cookie(sessionCookie)
+	if err != nil {
+		return false
+	}
+	exp, sig, ok := strings.Cut(v, ".")
+	if !ok {
+		return false
+	}
+	n, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil || time.Now().Unix() > n {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(sig), []byte(w.mac("session", exp))) == 1
+}
+
+// mutating guards a POST that changes something: a valid CSRF token, then a login
+// when keys are configured. It renders the refusal and returns false.
+func (w *Web) mutating(c *gin.Context) bool {
+	if !w.checkCSRF(c) {
+		w.fail(c, http.StatusForbidden, "csrf", "This form has expired or did not come from this site. Reload the page and send it again.", c.Request.URL.Path)
+		return false
+	}
+	if !w.loggedIn(c) {
+		w.fail(c, http.StatusUnauthorized, "", "Log in with an API key first: this server requires one (KGS_API_KEYS) to start or cancel crawls and delete documents.", "/login?next="+url.QueryEscape(c.Request.Referer()))
+		return false
+	}
+	return true
+}
+
+type loginView struct {
+	Next  string
+	Error string
+}
+
+// safeNext keeps redirects on this site: a local absolute path only.
+func safeNext(s string) string {
+	if s == "" {
+		return "/crawls"
+	}
+	if u, err := url.Parse(s); err == nil && u.Host == "" && u.Scheme == "" {
+		s = u.RequestURI()
+	} else {
+		return "/crawls"
+	}
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") {
+		return "/crawls"
+	}
+	return s
+}
+
+func (w *Web) loginPage(c *gin.Context) {
+	if len(w.d.APIKeys) == 0 {
+		c.Redirect(http.StatusSeeOther, safeNext(c.Query("next")))
+		return
+	}
+	w.render(c, http.StatusOK, "login", "Log in", "", loginView{Next: safeNext(c.Query("next"))})
+}
+
+func (w *Web) login(c *gin.Context) {
+	next := safeNext(c.PostForm("next"))
+	if len(w.d.APIKeys) == 0 {
+		c.Redirect(http.StatusSeeOther, next)
+		return
+	}
+	if !w.checkCSRF(c) {
+		w.fail(c, http.StatusForbidden, "csrf", "This form has expired. Reload the login page and try again.", "/login")
+		return
+	}
+	key := c.PostForm("key")
+	ok := false
+	for _, k := range w.d.APIKeys {
+		if subtle.ConstantTimeCompare([]byte(key), []byte(k)) == 1 {
+			ok = true
+		}
+	}
+	if !ok {
+		w.render(c, http.StatusUnauthorized, "login", "Log in", "", loginView{Next: next, Error: "That key is not accepted."})
+		return
+	}
+	exp := strconv.FormatInt(time.Now().Add(sessionTTL).Unix(), 10)
+	setCookie(c, sessionCookie, exp+"."+w.mac("session", exp), int(sessionTTL.Seconds()))
+	c.Redirect(http.StatusSeeOther, next)
+}
+
+func (w *Web) logout(c *gin.Context) {
+	if !w.checkCSRF(c) {
+		w.fail(c, http.StatusForbidden, "csrf", "This form has expired. Reload the page and try again.", "/")
+		return
+	}
+	setCookie(c, sessionCookie, "", -1)
+	c.Redirect(http.StatusSeeOther, "/")
+}

@@ -1,0 +1,348 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// validID matches crawl job ids (UUIDs) and document ids.
+var validID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// crawlForm is the start-a-crawl form.
+type crawlForm struct {
+	URL, MaxDepth, MaxPages, Include, Exclude, Tags string
+	Robots, Sitemap                                 bool
+}
+
+type crawlsView struct {
+	Form       crawlForm
+	Jobs       []jobView
+	Error      string
+	ErrorField string
+	Disabled   string // why crawls cannot be started from here
+}
+
+// jobView is a job with what the page derives from it.
+type jobView struct {
+	*Job
+	Processed int64
+	ETA       string
+	Reasons   []reasonCount
+	Skips     []reasonCount
+}
+
+type reasonCount struct {
+	Reason string
+	N      int64
+}
+
+func defaultCrawlForm() crawlForm {
+	return crawlForm{MaxDepth: "2", MaxPages: "50", Robots: true, Sitemap: true}
+}
+
+func (w *Web) crawlsPage(c *gin.Context) {
+	w.renderCrawls(c, http.StatusOK, crawlsView{Form: defaultCrawlForm()})
+}
+
+// renderCrawls lists the latest jobs under the form.
+func (w *Web) renderCrawls(c *gin.Context, status int, view crawlsView) {
+	if w.d.Crawler == nil {
+		view.Disabled = "This search service has no crawler configured."
+		w.render(c, status, "crawls", "Crawls", "crawls", view)
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
+	defer cancel()
+	jobs, err := w.d.Crawler.Jobs(ctx, 20)
+	if err != nil {
+		w.d.Logger.Warn("web: list crawls", "err", err)
+		view.Disabled = "The crawler cannot be reached right now; try again in a moment."
+		if status == http.StatusOK {
+			status = http.StatusServiceUnavailable
+		}
+	}
+	for i := range jobs {
+		view.Jobs = append(view.Jobs, describeJob(&jobs[i]))
+	}
+	w.render(c, status, "crawls", "Crawls", "crawls", view)
+}
+
+// describeJob adds the processed count, the ETA and the sorted reasons.
+func describeJob(j *Job) jobView {
+	v := jobView{Job: j}
+	ct := j.Counters
+	v.Processed = ct.Stored + ct.Unchanged + ct.Empty + ct.Deleted
+	v.ETA = eta(j, v.Processed)
+	v.Reasons = sortedCounts(ct.FailedBy)
+	v.Skips = sortedCounts(ct.Skipped)
+	return v
+}
+
+// eta estimates the time left: the pages still allowed by max_pages (at most the
+// queued and in-flight URLs) at the job's fetch rate so far. static/app.js
+// computes the same from the live counters.
+func eta(j *Job, processed int64) string {
+	if j.Terminal() {
+		return "finished"
+	}
+	left := int64(j.Spec.MaxPages) - processed
+	if work := j.Counters.Queued + j.Counters.InFlight; work < left || j.Spec.MaxPages == 0 {
+		left = work
+	}
+	if left <= 0 {
+		return "almost done"
+	}
+	if j.Rates.PagesPerSec <= 0 {
+		return "estimating…"
+	}
+	return (time.Duration(float64(left)/j.Rates.PagesPerSec) * time.Second).Round(time.Second).String()
+}
+
+func sortedCounts(m map[string]int64) []reasonCount {
+	out := make([]reasonCount, 0, len(m))
+	for k, n := range m {
+		if n > 0 {
+			out = append(out, reasonCount{k, n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].N > out[j].N || (out[i].N == out[j].N && out[i].Reason < out[j].Reason)
+	})
+	return out
+}
+
+// readCrawlForm checks the form and builds the crawler's request; a bad field is
+// reported with its name.
+func readCrawlForm(c *gin.Context) (crawlForm, CrawlSpec, string, string) {
+	f := crawlForm{URL: strings.TrimSpace(c.PostForm("url")), MaxDepth: strings.TrimSpace(c.PostForm("max_depth")),
+		MaxPages: strings.TrimSpace(c.PostForm("max_pages")), Include: c.PostForm("include"), Exclude: c.PostForm("exclude"),
+		Tags: c.PostForm("tags"), Robots: c.PostForm("respect_robots") != "", Sitemap: c.PostForm("use_sitemap") != ""}
+	spec := CrawlSpec{URL: f.URL, RespectRobots: &f.Robots, UseSitemap: &f.Sitemap}
+	if f.URL == "" {
+		return f, spec, "url", "Give the address of the first page to crawl, e.g. https://docs.example.org/."
+	}
+	if len(f.URL) > 2048 {
+		return f, spec, "url", "The start address is longer than 2048 bytes."
+	}
+	if f.MaxDepth != "" {
+		n, err := strconv.Atoi(f.MaxDepth)
+		if err != nil || n < 0 || n > 100 {
+			return f, spec, "max_depth", "Depth is a whole number of links from the start page, 0 or more."
+		}
+		spec.MaxDepth = &n
+	}
+	if f.MaxPages != "" {
+		n, err := strconv.Atoi(f.MaxPages)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return f, spec, "max_pages", "Max pages is a whole number, 1 or more."
+		}
+		spec.MaxPages = n
+	}
+	spec.Include, spec.Exclude = lines(f.Include), lines(f.Exclude)
+	for _, t := range strings.Split(f.Tags, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			spec.Tags = append(spec.Tags, t)
+		}
+	}
+	return f, spec, "", ""
+}
+
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (w *Web) startCrawl(c *gin.Context) {
+	if !w.mutating(c) {
+		return
+	}
+	f, spec, field, msg := readCrawlForm(c)
+	if field != "" {
+		w.renderCrawls(c, http.StatusBadRequest, crawlsView{Form: f, Error: msg, ErrorField: field})
+		return
+	}
+	if w.d.Crawler == nil {
+		w.fail(c, http.StatusServiceUnavailable, "", "This search service has no crawler configured.", "/crawls")
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
+	defer cancel()
+	job, err := w.d.Crawler.Start(ctx, spec)
+	var se *StatusError
+	if errors.As(err, &se) && se.Status < 500 {
+		w.renderCrawls(c, se.Status, crawlsView{Form: f, Error: se.Detail, ErrorField: se.Field})
+		return
+	}
+	if err != nil {
+		w.dependencyError(c, "crawler", err, "/crawls")
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/crawls/"+job.ID)
+}
+
+// crawlJob reads the job named in the URL, or renders why it cannot.
+func (w *Web) crawlJob(c *gin.Context) (*Job, bool) {
+	id := c.Param("id")
+	if !validID.MatchString(id) {
+		w.fail(c, http.StatusBadRequest, "id", "A crawl id is a UUID such as 0b6c…; pick one from the list of crawls.", "/crawls")
+		return nil, false
+	}
+	if w.d.Crawler == nil {
+		w.fail(c, http.StatusServiceUnavailable, "", "This search service has no crawler configured.", "/")
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
+	defer cancel()
+	job, err := w.d.Crawler.Job(ctx, id)
+	if err != nil {
+		w.dependencyError(c, "crawler", err, "/crawls")
+		return nil, false
+	}
+	return job, true
+}
+
+func (w *Web) crawlPage(c *gin.Context) {
+	job, ok := w.crawlJob(c)
+	if !ok {
+		return
+	}
+	w.render(c, http.StatusOK, "crawl", "Crawl of "+clip(job.URL, 60), "crawls", describeJob(job))
+}
+
+func (w *Web) cancelCrawl(c *gin.Context) {
+	if !w.mutating(c) {
+		return
+	}
+	job, ok := w.crawlJob(c)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
+	defer cancel()
+	if err := w.d.Crawler.Cancel(ctx, job.ID); err != nil {
+		w.dependencyError(c, "crawler", err, "/crawls/"+job.ID)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/crawls/"+job.ID)
+}
+
+// crawlEvents relays the crawler's server-sent events for one job to the browser
+// (the browser never talks to the crawler, so its address and key stay private).
+func (w *Web) crawlEvents(c *gin.Context) {
+	id := c.Param("id")
+	if !validID.MatchString(id) || w.d.Crawler == nil {
+		c.String(http.StatusNotFound, "no such crawl\n")
+		return
+	}
+	resp, err := w.d.Crawler.Events(c.Request.Context(), id)
+	if err != nil {
+		var se *StatusError
+		if errors.As(err, &se) {
+			c.String(se.Status, "%s\n", se.Detail)
+			return
+		}
+		w.d.Logger.Warn("web: crawl events", "err", err)
+		c.String(http.StatusServiceUnavailable, "the crawler cannot be reached\n")
+		return
+	}
+	defer resp.Body.Close()
+	h := c.Writer.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	c.Writer.WriteHeader(http.StatusOK)
+	c.Writer.Flush()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := c.Writer.Write(buf[:n]); werr != nil {
+				return
+			}
+			c.Writer.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+type documentsView struct {
+	Docs      []Document
+	Domain    string
+	After     string
+	NextAfter string
+	Disabled  string
+	Back      string
+}
+
+func (w *Web) documentsPage(c *gin.Context) {
+	view := documentsView{Domain: strings.TrimSpace(c.Query("domain")), After: c.Query("after")}
+	view.Back = c.Request.URL.RequestURI()
+	if len(view.Domain) > 253 || (view.After != "" && !validID.MatchString(view.After)) {
+		w.fail(c, http.StatusBadRequest, "domain", "The domain is a host name such as docs.python.org; after is a document id from the previous page.", "/documents")
+		return
+	}
+	if w.d.Crawler == nil {
+		view.Disabled = "This search service has no crawler configured."
+		w.render(c, http.StatusOK, "documents", "Documents", "documents", view)
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
+	defer cancel()
+	p, err := w.d.Crawler.Documents(ctx, view.After, view.Domain, 50)
+	if err != nil {
+		w.dependencyError(c, "crawler", err, "/documents")
+		return
+	}
+	view.Docs, view.NextAfter = p.Documents, p.NextAfter
+	w.render(c, http.StatusOK, "documents", "Documents", "documents", view)
+}
+
+func (w *Web) deleteDocument(c *gin.Context) {
+	if !w.mutating(c) {
+		return
+	}
+	id := c.Param("id")
+	back := safeNext(c.PostForm("back"))
+	if !validID.MatchString(id) {
+		w.fail(c, http.StatusBadRequest, "id", "A document id is 1 to 64 letters, digits, - or _.", back)
+		return
+	}
+	if w.d.Crawler == nil {
+		w.fail(c, http.StatusServiceUnavailable, "", "This search service has no crawler configured.", "/")
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
+	defer cancel()
+	if err := w.d.Crawler.DeleteDocument(ctx, id); err != nil {
+		w.dependencyError(c, "crawler", err, back)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, back)
+}
+
+// bytesText formats a byte count.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

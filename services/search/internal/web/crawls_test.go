@@ -1,0 +1,246 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const testJobID = "0b6c3a52-2f0e-4c1b-9d53-3d1f2a7c9e10"
+
+// fakeCrawler is the crawler's API as far as the pages use it, recording what it got.
+type fakeCrawler struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	started  []map[string]any
+	cancels  []string
+	deletes  []string
+	authSeen []string
+}
+
+func newFakeCrawler(t testing.TB) *fakeCrawler {
+	f := &fakeCrawler{}
+	job := func(status string) map[string]any {
+		return map[string]any{"id": testJobID, "status": status, "url": "http://site.test/<b>", "spec": map[string]any{"url": "http://site.test/", "max_pages": 10},
+			"counters": map[string]any{"discovered": 5, "queued": 2, "in_flight": 1, "fetched": 3, "stored": 2, "failed": 1,
+				"failed_by_reason": map[string]int{"http_404": 1}, "skipped": map[string]int{"robots": 2}, "chunks": 7},
+			"rates": map[string]any{"pages_per_sec": 1.5}, "created_at": "2026-11-23T20:00:00Z"}
+	}
+	mux := http.NewServeMux()
+	record := func(r *http.Request) {
+		f.mu.Lock()
+		f.authSeen = append(f.authSeen, r.Header.Get("Authorization"))
+		f.mu.Unlock()
+	}
+	mux.HandleFunc("POST /api/v1/crawls", func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if body["url"] == "http://10.0.0.1/" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"title":"invalid request","field":"url","detail":"address not allowed (CRAWLER_ALLOW_HOSTS)"}`))
+			return
+		}
+		f.mu.Lock()
+		f.started = append(f.started, body)
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+		_ = json.NewEncoder(w).Encode(job("queued"))
+	})
+	mux.HandleFunc("GET /api/v1/crawls", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"crawls": []any{job("running")}})
+	})
+	mux.HandleFunc("GET /api/v1/crawls/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("id") != testJobID {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"title":"not found","detail":"crawl job not found"}`))
+			return
+		}
+		_ = json.NewEncoder(w).Encode(job("running"))
+	})
+	mux.HandleFunc("DELETE /api/v1/crawls/{id}", func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		f.mu.Lock()
+		f.cancels = append(f.cancels, r.PathValue("id"))
+		f.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(job("cancelled"))
+	})
+	mux.HandleFunc("GET /api/v1/crawls/{id}/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"type": "summary", "status": job("done")})
+		fmt.Fprintf(w, "event: page\ndata: {\"url\":\"http://site.test/a\",\"outcome\":\"stored\"}\n\nevent: summary\ndata: %s\n\n", b)
+	})
+	mux.HandleFunc("GET /api/v1/documents", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"documents": []any{map[string]any{"id": "0123456789abcdef0123456789abcdef",
+			"url": "http://site.test/x", "domain": "site.test", "title": "<script>window.__pwned=1</script>", "chunk_count": 3}}, "next_after": ""})
+	})
+	mux.HandleFunc("DELETE /api/v1/documents/{id}", func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		f.mu.Lock()
+		f.deletes = append(f.deletes, r.PathValue("id"))
+		f.mu.Unlock()
+		_, _ = w.Write([]byte(`{"deleted":true}`))
+	})
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func TestCrawlsNeedLoginAndCSRF(t *testing.T) {
+	const key = "web-test-key-0123456789"
+	r := newRig(t, []string{key})
+	c := r.client(t)
+	_, page := get(t, c, r.srv.URL+"/crawls")
+	if strings.Contains(page, `id="crawl-form"`) {
+		t.Errorf("the start form is shown before logging in")
+	}
+	_, login := get(t, c, r.srv.URL+"/login")
+	tok := csrfOf(t, login)
+	form := url.Values{"url": {"http://site.test/"}, "max_pages": {"5"}, "csrf": {tok}}
+
+	// No CSRF token → 403; a token but no login → 401; nothing reaches the crawler.
+	if resp, _ := post(t, c, r.srv.URL+"/crawls", url.Values{"url": {"http://site.test/"}}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("without CSRF: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := post(t, c, r.srv.URL+"/crawls", form); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without login: %d, want 401", resp.StatusCode)
+	}
+	if resp, _ := post(t, c, r.srv.URL+"/documents/0123456789abcdef0123456789abcdef/delete", url.Values{"csrf": {tok}}); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("delete without login: %d, want 401", resp.StatusCode)
+	}
+	// Another browser (no CSRF cookie) replaying the token is refused too.
+	if resp, _ := post(t, r.client(t), r.srv.URL+"/crawls", form); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("token without its cookie: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := post(t, c, r.srv.URL+"/login", url.Values{"key": {"wrong-key-0123456789"}, "csrf": {tok}}); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("wrong key: %d, want 401", resp.StatusCode)
+	}
+	resp, _ := post(t, c, r.srv.URL+"/login", url.Values{"key": {key}, "csrf": {tok}, "next": {"https://evil.test/"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/crawls" {
+		t.Fatalf("login: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if ck := resp.Header.Get("Set-Cookie"); !strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Strict") {
+		t.Errorf("session cookie %q must be HttpOnly and SameSite=Strict", ck)
+	}
+	// A cross-site Origin is refused even with the cookies.
+	req, _ := http.NewRequest(http.MethodPost, r.srv.URL+"/crawls", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.test")
+	if resp, err := c.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-site origin: %v %v", resp.StatusCode, err)
+	}
+	resp, body := post(t, c, r.srv.URL+"/crawls", url.Values{"url": {"http://site.test/"}, "max_pages": {"5"}, "max_depth": {"1"},
+		"exclude": {"/private/\n\n/tmp/"}, "tags": {"a, b"}, "respect_robots": {"1"}, "csrf": {tok}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/crawls/"+testJobID {
+		t.Fatalf("start: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	r.crawler.mu.Lock()
+	got := r.crawler.started
+	auth := r.crawler.authSeen
+	r.crawler.mu.Unlock()
+	if len(got) != 1 || got[0]["max_pages"] != 5.0 || got[0]["use_sitemap"] != false || len(got[0]["exclude"].([]any)) != 2 || len(got[0]["tags"].([]any)) != 2 {
+		t.Errorf("crawler got %v", got)
+	}
+	for _, a := range auth {
+		if a != "Bearer crawler-key-0123456789" {
+			t.Errorf("crawler saw Authorization %q, want the server's key", a)
+		}
+	}
+	if resp, _ := post(t, c, r.srv.URL+"/crawls/"+testJobID+"/cancel", url.Values{"csrf": {tok}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("cancel: %d", resp.StatusCode)
+	}
+	if resp, _ := post(t, c, r.srv.URL+"/documents/0123456789abcdef0123456789abcdef/delete", url.Values{"csrf": {tok}, "back": {"/documents?domain=site.test"}}); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/documents?domain=site.test" {
+		t.Errorf("delete: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	r.crawler.mu.Lock()
+	defer r.crawler.mu.Unlock()
+	if len(r.crawler.cancels) != 1 || len(r.crawler.deletes) != 1 {
+		t.Errorf("cancels %v deletes %v", r.crawler.cancels, r.crawler.deletes)
+	}
+}
+
+func TestCrawlPagesBadInputAndEscaping(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	_, page := get(t, c, r.srv.URL+"/crawls")
+	tok := csrfOf(t, page)
+	tests := []struct {
+		form  url.Values
+		field string
+	}{
+		{url.Values{"url": {""}}, "url"},
+		{url.Values{"url": {"http://site.test/"}, "max_pages": {"lots"}}, "max_pages"},
+		{url.Values{"url": {"http://site.test/"}, "max_depth": {"-1"}}, "max_depth"},
+		{url.Values{"url": {"http://10.0.0.1/"}}, "url"}, // refused by the crawler, passed on
+	}
+	for _, tt := range tests {
+		tt.form.Set("csrf", tok)
+		resp, body := post(t, c, r.srv.URL+"/crawls", tt.form)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "<code>"+tt.field+"</code>") {
+			t.Errorf("%v: %d, want 400 naming %s", tt.form, resp.StatusCode, tt.field)
+		}
+	}
+	if status, _ := get(t, c, r.srv.URL+"/crawls/not-a-job"); status != http.StatusNotFound {
+		t.Errorf("unknown job: %d, want 404", status)
+	}
+	if status, _ := get(t, c, r.srv.URL+"/crawls/bad%20id"); status != http.StatusBadRequest {
+		t.Errorf("malformed job id: %d, want 400", status)
+	}
+	status, body := get(t, c, r.srv.URL+"/crawls/"+testJobID)
+	if status != http.StatusOK || !strings.Contains(body, "http_404: 1") || !strings.Contains(body, `data-events="/crawls/`+testJobID+`/events"`) ||
+		strings.Contains(body, "site.test/<b>") {
+		t.Errorf("job page: %d", status)
+	}
+	if status, body := get(t, c, r.srv.URL+"/documents"); status != http.StatusOK || strings.Contains(body, "<script>window") {
+		t.Errorf("documents page: %d, or the title was not escaped", status)
+	}
+	if status, _ := get(t, c, r.srv.URL+"/documents?after=%27%20OR%201"); status != http.StatusBadRequest {
+		t.Errorf("bad after: %d, want 400", status)
+	}
+	// The event stream is relayed as it comes.
+	resp, err := c.Get(r.srv.URL + "/crawls/" + testJobID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := new(strings.Builder)
+	_, _ = fmt.Fprint(buf, readAll(resp))
+	if resp.Header.Get("Content-Type") != "text/event-stream" || !strings.Contains(buf.String(), "event: summary") {
+		t.Errorf("events: %q %q", resp.Header.Get("Content-Type"), buf.String())
+	}
+}
+
+func readAll(resp *http.Response) string {
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			return b.String()
+		}
+	}
+}
+
+func TestETA(t *testing.T) {
+	j := &Job{Status: "running"}
+	j.Spec.MaxPages = 100
+	j.Counters.Stored, j.Counters.Queued, j.Counters.InFlight = 40, 20, 2
+	j.Rates.PagesPerSec = 2
+	if got := eta(j, 40); got != "11s" { // min(100-40, 22) = 22 pages at 2/s
+		t.Errorf("eta %q, want 11s", got)
+	}
+	j.Counters.Queued = 200
+	if got := eta(j, 40); got != "30s" { // the budget (60) is smaller than the queue
+		t.Errorf("eta %q, want 30s", got)
+	}
+	j.Status = "done"
+	if got := eta(j, 40); got != "finished" {
+		t.Errorf("eta %q", got)
+	}
+}

@@ -1,0 +1,347 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/ranker"
+	"github.com/kgsearch/kgsearch/services/search/internal/api"
+	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
+)
+
+// signalNames are the breakdown's signals in bar order, with their labels.
+var signalNames = []struct{ Key, Label string }{
+	{"vector", "vector"}, {"graph", "graph"}, {"bm25", "BM25"}, {"recency", "recency"}, {"title", "title"},
+}
+
+// form is the search form as the URL carries it.
+type form struct {
+	Q, Tags, Domain, After, Before, Fusion string
+	Weights                                [5]float64 // slider positions, in signalNames order
+	MMR                                    bool
+	Lambda                                 float64
+	Expand                                 bool
+	K                                      int
+}
+
+// searchView is the data of the search page.
+type searchView struct {
+	Form        form
+	Signals     []sliderView
+	Resp        *pipeline.Response
+	Results     []resultView
+	Weights     [5]float64 // weights the ranker used (renormalised)
+	Error       string
+	ErrorField  string
+	Degraded    []string
+	NextPage    string
+	Offset      int
+	Suggestions []linkView
+}
+
+type sliderView struct {
+	Key, Label string
+	Value      float64
+}
+
+type linkView struct{ Text, Href string }
+
+type resultView struct {
+	pipeline.Result
+	Preview  []segment
+	Headings []string
+	Bars     []barView
+	Sources  []string
+}
+
+// barView is one segment of the stacked score bar: the signal's contribution
+// weight × value, as a share of the bar's full width (a score of 1).
+type barView struct {
+	Key, Label    string
+	Value, Weight float64
+	X, Width      float64 // percent of the bar
+}
+
+type segment struct {
+	Text string
+	Hit  bool
+}
+
+// defaultForm is what an empty search page shows.
+func defaultForm() form {
+	w := ranker.DefaultWeights()
+	return form{Weights: [5]float64{w[ranker.Vector], w[ranker.Graph], w[ranker.BM25], w[ranker.Recency], w[ranker.Title]},
+		Fusion: "weighted", Lambda: 0.7, Expand: true, K: pipeline.DefaultK}
+}
+
+// readForm reads the page's URL into the form and the API's search fields. The
+// sliders arrive as w_vector ... w_title, MMR as a checkbox plus lambda; the API's
+// own names (weights, mmr as a lambda) work too, so an API query string can be
+// opened as a page. x=1 marks a submitted form, where an unchecked box means off.
+func readForm(v url.Values) (form, url.Values) {
+	f := defaultForm()
+	out := url.Values{}
+	f.Q = v.Get("q")
+	if _, ok := v["q"]; ok {
+		out.Set("q", f.Q)
+	}
+	f.Tags, f.Domain = v.Get("tags"), v.Get("domain")
+	f.After, f.Before = v.Get("published_after"), v.Get("published_before")
+	for _, name := range []string{"tags", "domain", "published_after", "published_before", "k", "offset", "fusion"} {
+		if s := v.Get(name); s != "" {
+			out.Set(name, s)
+		}
+	}
+	if s := v.Get("fusion"); s != "" {
+		f.Fusion = s
+	}
+	if s := v.Get("k"); s != "" {
+		f.K, _ = strconv.Atoi(s)
+	}
+	if s := v.Get("weights"); s != "" {
+		out.Set("weights", s)
+		if w, err := ranker.ParseWeights(s); err == nil {
+			f.Weights = [5]float64{w[ranker.Vector], w[ranker.Graph], w[ranker.BM25], w[ranker.Recency], w[ranker.Title]}
+		}
+	} else {
+		var parts []string
+		for i, s := range signalNames {
+			if raw := v.Get("w_" + s.Key); raw != "" {
+				if x, err := strconv.ParseFloat(raw, 64); err == nil {
+					f.Weights[i] = x
+				}
+				parts = append(parts, s.Key+":"+raw)
+			}
+		}
+		if len(parts) > 0 {
+			out.Set("weights", strings.Join(parts, ","))
+		}
+	}
+	submitted := v.Get("x") == "1"
+	if s := v.Get("lambda"); s != "" {
+		if x, err := strconv.ParseFloat(s, 64); err == nil {
+			f.Lambda = x
+		}
+	}
+	switch m := v.Get("mmr"); {
+	case m == "on" || m == "true":
+		f.MMR = true
+		out.Set("mmr", strconv.FormatFloat(f.Lambda, 'g', -1, 64))
+		if s := v.Get("lambda"); s != "" {
+			out.Set("mmr", s)
+		}
+	case m != "" && m != "off" && m != "false":
+		f.MMR = true
+		out.Set("mmr", m)
+		if x, err := strconv.ParseFloat(m, 64); err == nil {
+			f.Lambda = x
+		}
+	}
+	switch e := v.Get("expand"); {
+	case e != "":
+		out.Set("expand", e)
+		f.Expand = e == "on" || e == "true" || e == "1" || e == "yes"
+	case submitted:
+		out.Set("expand", "false")
+		f.Expand = false
+	}
+	return f, out
+}
+
+func (w *Web) searchPage(c *gin.Context) {
+	v := c.Request.URL.Query()
+	f, fields := readForm(v)
+	view := &searchView{Form: f}
+	for i, s := range signalNames {
+		view.Signals = append(view.Signals, sliderView{Key: s.Key, Label: s.Label, Value: f.Weights[i]})
+	}
+	if _, asked := v["q"]; !asked {
+		w.render(c, http.StatusOK, "search", "Search", "search", view)
+		return
+	}
+	title := "Search: " + clip(f.Q, 60)
+	req, err := api.RequestFromQuery(fields)
+	if err != nil {
+		var he *httpserver.Error
+		view.Error, view.ErrorField = err.Error(), ""
+		if errors.As(err, &he) {
+			view.Error, view.ErrorField = he.Detail, he.Field
+		}
+		w.render(c, http.StatusBadRequest, "search", title, "search", view)
+		return
+	}
+	req.Explain = true // the bars need the weights the ranker used
+	resp, err := w.d.Search.Search(c.Request.Context(), req)
+	if err != nil {
+		status, msg, field := searchFailure(err)
+		view.Error, view.ErrorField = msg, field
+		if status >= 500 {
+			w.d.Logger.Warn("web: search failed", "err", err)
+		}
+		w.render(c, status, "search", title, "search", view)
+		return
+	}
+	w.fillResults(c.Request.Context(), view, req, resp, fields)
+	w.render(c, http.StatusOK, "search", title, "search", view)
+}
+
+// searchFailure maps a pipeline error to a status and a message for people.
+func searchFailure(err error) (int, string, string) {
+	var fe *pipeline.FieldError
+	var ue *pipeline.UnavailableError
+	switch {
+	case errors.As(err, &fe):
+		return http.StatusBadRequest, fe.Reason, fe.Field
+	case errors.As(err, &ue):
+		return http.StatusServiceUnavailable, "No retriever could answer this search right now (" + ue.Error() + "). Try again in a moment.", ""
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, "The search ran out of time. Try again in a moment.", ""
+	}
+	return http.StatusServiceUnavailable, "The search failed; the server log has the details.", ""
+}
+
+// fillResults turns the pipeline's answer into what the template shows.
+func (w *Web) fillResults(ctx context.Context, view *searchView, req pipeline.Request, resp *pipeline.Response, fields url.Values) {
+	view.Resp = resp
+	view.Degraded = resp.Degraded
+	view.Offset = req.Offset
+	if resp.Explain != nil {
+		if ws, err := ranker.ParseWeights(resp.Explain.Weights); err == nil {
+			view.Weights = [5]float64{ws[ranker.Vector], ws[ranker.Graph], ws[ranker.BM25], ws[ranker.Recency], ws[ranker.Title]}
+		}
+	}
+	terms := queryTerms(resp.Query.Normalized)
+	headings := w.headingPaths(ctx, resp.Results)
+	for _, r := range resp.Results {
+		rv := resultView{Result: r, Preview: highlight(r.Preview, terms), Headings: headings[r.ChunkID]}
+		rv.Bars = bars(r.ScoreBreakdown, view.Weights)
+		for _, s := range strings.Split(r.Source, "+") {
+			if s != "" {
+				rv.Sources = append(rv.Sources, s)
+			}
+		}
+		view.Results = append(view.Results, rv)
+	}
+	for _, q := range resp.SuggestedQueries {
+		view.Suggestions = append(view.Suggestions, linkView{Text: q, Href: "/?q=" + url.QueryEscape(q)})
+	}
+	if len(resp.Results) == req.K && req.Offset+req.K <= pipeline.MaxOffset {
+		next := url.Values{}
+		for k, vs := range fields {
+			next[k] = vs
+		}
+		next.Set("offset", strconv.Itoa(req.Offset+req.K))
+		view.NextPage = "/?" + next.Encode()
+	}
+}
+
+// bars lays the weighted signals of a result side by side: each segment's width
+// is weight × value, so the whole bar is the weighted score.
+func bars(b pipeline.ScoreBreakdown, w [5]float64) []barView {
+	vals := [5]float64{b.Vector, b.Graph, b.BM25, b.Recency, b.Title}
+	out := make([]barView, 0, 5)
+	x := 0.0
+	for i, s := range signalNames {
+		width := w[i] * vals[i] * 100
+		out = append(out, barView{Key: s.Key, Label: s.Label, Value: vals[i], Weight: w[i], X: x, Width: width})
+		x += width
+	}
+	return out
+}
+
+// headingPaths reads the heading path of each result's chunk from the store (one
+// query); a failure only leaves the citations without headings.
+func (w *Web) headingPaths(ctx context.Context, results []pipeline.Result) map[string][]string {
+	out := map[string][]string{}
+	if w.d.Chunks == nil || len(results) == 0 {
+		return out
+	}
+	ids := make([]int64, 0, len(results))
+	for _, r := range results {
+		if id, err := strconv.ParseInt(r.ChunkID, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	chunks, err := w.d.Chunks.ChunksByIDs(ctx, ids)
+	if err != nil {
+		w.d.Logger.Warn("web: heading paths", "err", err)
+		return out
+	}
+	for _, ch := range chunks {
+		out[strconv.FormatInt(ch.ID, 10)] = ch.HeadingPath
+	}
+	return out
+}
+
+// stopwords are not highlighted.
+var stopwords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "how": true, "what": true, "does": true, "from": true,
+	"into": true, "are": true, "can": true, "use": true, "that": true, "this": true, "you": true, "not": true,
+}
+
+// queryTerms are the lower-cased words of the query worth highlighting.
+func queryTerms(q string) []string {
+	var out []string
+	for _, t := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(t)) >= 2 && !stopwords[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// highlight cuts text into words and the rest, marking the words that are a query
+// term or start with one of at least three letters (environment → environments).
+// The template escapes every segment.
+func highlight(text string, terms []string) []segment {
+	var out []segment
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	start, inWord := 0, false
+	flush := func(end int, word bool) {
+		if end <= start {
+			return
+		}
+		s := text[start:end]
+		hit := word && matches(strings.ToLower(s), terms)
+		if n := len(out); n > 0 && out[n-1].Hit == hit {
+			out[n-1].Text += s
+		} else {
+			out = append(out, segment{Text: s, Hit: hit})
+		}
+		start = end
+	}
+	for i, r := range text {
+		if w := isWord(r); w != inWord {
+			flush(i, inWord)
+			inWord = w
+		}
+	}
+	flush(len(text), inWord)
+	return out
+}
+
+func matches(word string, terms []string) bool {
+	for _, t := range terms {
+		if word == t || (len(t) >= 3 && strings.HasPrefix(word, t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// clip shortens s to n runes.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,124 @@
+// kgsearch web pages: progressive enhancement only (every page works without it).
+// Written for this project; no dependencies, no build step.
+"use strict";
+
+(function () {
+  // Slider values shown next to the sliders.
+  document.querySelectorAll('input[type=range]').forEach(function (r) {
+    var out = document.getElementById(r.id + '_out');
+    if (!out) return;
+    r.addEventListener('input', function () { out.value = Number(r.value).toFixed(3); });
+  });
+
+  // Suggestions as you type: entity and title completions of the last word.
+  var q = document.getElementById('q');
+  var list = document.getElementById('q-suggest');
+  if (q && list) {
+    var timer = null, seq = 0;
+    q.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { suggest(++seq); }, 150);
+    });
+    var suggest = function (mine) {
+      var v = q.value, m = /(\S+)$/.exec(v);
+      if (!m || m[1].length < 2) { list.replaceChildren(); return; }
+      var head = v.slice(0, m.index);
+      fetch('/api/v1/suggest?format=json&limit=8&prefix=' + encodeURIComponent(m[1]), { headers: { Accept: 'application/json' } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (s) {
+          if (!s || mine !== seq) return;
+          var opts = [], seen = {};
+          var add = function (text, label) {
+            if (seen[text]) return;
+            seen[text] = true;
+            var o = document.createElement('option');
+            o.value = text;
+            o.label = label;
+            opts.push(o);
+          };
+          (s.entities || []).forEach(function (e) { add(head + e.name, e.type + ' · ' + e.documents + ' docs'); });
+          (s.titles || []).forEach(function (t) { add(t.title, 'page title'); });
+          list.replaceChildren.apply(list, opts);
+        })
+        .catch(function () { /* suggestions are optional */ });
+    };
+  }
+
+  // Confirmation before deleting.
+  document.querySelectorAll('form.confirm').forEach(function (f) {
+    f.addEventListener('submit', function (e) {
+      if (!window.confirm(f.getAttribute('data-confirm') || 'Are you sure?')) e.preventDefault();
+    });
+  });
+
+  // Live crawl counters from the crawl's server-sent events (relayed by this server).
+  var job = document.getElementById('job');
+  if (!job) return;
+  var terminal = function (s) { return s === 'done' || s === 'failed' || s === 'cancelled'; };
+  if (terminal(job.getAttribute('data-status'))) return;
+  var maxPages = Number(job.getAttribute('data-max-pages')) || 0;
+  var live = document.getElementById('live');
+  var set = function (id, v) { var el = document.getElementById(id); if (el) el.textContent = String(v); };
+  var counts = function (id, m) {
+    var ul = document.getElementById(id), items = [];
+    Object.keys(m || {}).forEach(function (k) { if (m[k] > 0) items.push([k, m[k]]); });
+    items.sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); });
+    var lis = items.map(function (it) { var li = document.createElement('li'); li.textContent = it[0] + ': ' + it[1]; return li; });
+    if (!lis.length) { var li = document.createElement('li'); li.className = 'hint'; li.textContent = 'none'; lis.push(li); }
+    ul.replaceChildren.apply(ul, lis);
+  };
+  // eta mirrors web.eta: pages still allowed (at most the queued and in-flight
+  // URLs) at the fetch rate so far.
+  var eta = function (st, c) {
+    if (terminal(st.status)) return 'finished';
+    var processed = c.stored + c.unchanged + c.empty + c.deleted;
+    var left = maxPages - processed, work = c.queued + c.in_flight;
+    if (work < left || maxPages === 0) left = work;
+    if (left <= 0) return 'almost done';
+    var rate = (st.rates && st.rates.pages_per_sec) || 0;
+    if (rate <= 0) return 'estimating…';
+    var s = Math.round(left / rate), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+    return (h ? h + 'h' : '') + (h || m ? m + 'm' : '') + (s % 60) + 's';
+  };
+  var show = function (st) {
+    var c = st.counters || {};
+    ['discovered', 'queued', 'in_flight', 'fetched', 'stored', 'unchanged', 'empty', 'failed', 'chunks'].forEach(function (k) {
+      set('c-' + k, c[k] || 0);
+    });
+    var b = c.bytes || 0;
+    set('c-bytes', b >= 1048576 ? (b / 1048576).toFixed(1) + ' MiB' : b >= 1024 ? (b / 1024).toFixed(1) + ' KiB' : b + ' B');
+    set('c-rate', ((st.rates && st.rates.pages_per_sec) || 0).toFixed(1));
+    set('c-eta', eta(st, c));
+    counts('c-reasons', c.failed_by_reason);
+    counts('c-skipped', c.skipped);
+    var s = document.getElementById('c-status');
+    s.textContent = st.status;
+    s.className = 'status st-' + st.status;
+    job.setAttribute('data-status', st.status);
+    if (terminal(st.status)) {
+      var cf = document.getElementById('cancel-form');
+      if (cf) cf.remove();
+    }
+  };
+  var pages = document.getElementById('c-pages');
+  var es = new EventSource(job.getAttribute('data-events'));
+  es.addEventListener('open', function () { live.textContent = '(live)'; });
+  es.addEventListener('progress', function (e) { var d = JSON.parse(e.data); if (d.status) show(d.status); });
+  es.addEventListener('page', function (e) {
+    var d = JSON.parse(e.data), li = document.createElement('li');
+    li.textContent = d.outcome + (d.reason ? ' (' + d.reason + ')' : '') + ' · ' + d.url + (d.chunks ? ' · ' + d.chunks + ' chunks' : '');
+    pages.prepend(li);
+    while (pages.children.length > 200) pages.lastChild.remove();
+  });
+  es.addEventListener('summary', function (e) {
+    var d = JSON.parse(e.data);
+    if (d.status) show(d.status);
+    live.textContent = '(finished)';
+    job.setAttribute('data-final', '1');
+    es.close();
+  });
+  es.addEventListener('error', function () {
+    if (es.readyState === EventSource.CLOSED) live.textContent = '(live updates ended; reload for the latest numbers)';
+    else live.textContent = '(reconnecting…)';
+  });
+})();

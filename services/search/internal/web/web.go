@@ -1,0 +1,219 @@
+// Package web is the search service's web interface: a search page with score
+// breakdowns, an entity view with its neighbourhood drawn as SVG, and crawl pages
+// that start, watch (server-sent events), cancel crawls and delete documents through
+// the crawler's API. Pages are rendered on the server with html/template from
+// templates embedded in the binary; the only script is static/app.js (written for
+// this package, no build step, nothing loaded from elsewhere), which adds typing
+// suggestions, live slider values and the live crawl counters.
+//
+// Searches call the pipeline in-process, the same call the REST API makes; the kg
+// and crawler calls go through their Go clients. Mutating routes (start or cancel a
+// crawl, delete a document) need a login when KGS_API_KEYS is set, and every form
+// POST carries a CSRF token.
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
+	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Searcher runs a search (the pipeline; api.Searcher has the same shape).
+type Searcher interface {
+	Search(ctx context.Context, req pipeline.Request) (*pipeline.Response, error)
+}
+
+// Chunks reads stored chunks, for the heading paths of result citations.
+type Chunks interface {
+	ChunksByIDs(ctx context.Context, ids []int64) ([]store.Chunk, error)
+}
+
+// Docs gives the metadata of a document the search index knows.
+type Docs interface {
+	Doc(id string) (indexer.Doc, bool)
+}
+
+// Graph is what the entity view asks of the kg service.
+type Graph interface {
+	Entity(ctx context.Context, id string) (*kgapi.Entity, error)
+	Match(ctx context.Context, req kgapi.MatchRequest) (*kgapi.MatchResponse, error)
+}
+
+// Deps are the collaborators of the web pages. Chunks, Graph and Crawler may be nil:
+// citations then lack heading paths, and the entity and crawl pages say what is missing.
+type Deps struct {
+	Search  Searcher
+	Chunks  Chunks
+	Docs    Docs
+	Graph   Graph
+	Crawler *Crawler
+	// APIKeys, when non-empty, are the keys a login must present before crawls can
+	// be started or cancelled and documents deleted (KGS_API_KEYS).
+	APIKeys []string
+	Logger  *slog.Logger
+	// Timeout bounds the kg and crawler calls of one page; default 5s.
+	Timeout time.Duration
+}
+
+// Web serves the pages.
+type Web struct {
+	d      Deps
+	pages  map[string]*template.Template
+	secret []byte // HMAC key of session cookies and CSRF tokens; new at every start
+	static http.Handler
+}
+
+// New parses the templates and returns the web interface.
+func New(d Deps) (*Web, error) {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Timeout <= 0 {
+		d.Timeout = 5 * time.Second
+	}
+	w := &Web{d: d, pages: map[string]*template.Template{}, secret: make([]byte, 32)}
+	if _, err := rand.Read(w.secret); err != nil {
+		return nil, fmt.Errorf("web: session secret: %w", err)
+	}
+	for _, name := range []string{"search", "entity", "crawls", "crawl", "documents", "login", "error"} {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("web: parse template %s: %w", name, err)
+		}
+		w.pages[name] = t
+	}
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, fmt.Errorf("web: static files: %w", err)
+	}
+	w.static = http.StripPrefix("/static/", http.FileServerFS(sub))
+	return w, nil
+}
+
+// Register mounts the pages on the engine. They answer HTML, never problem+json.
+func (w *Web) Register(e *gin.Engine) {
+	e.GET("/", w.searchPage)
+	e.GET("/entities/:id", w.entityPage)
+	e.GET("/crawls", w.crawlsPage)
+	e.POST("/crawls", w.startCrawl)
+	e.GET("/crawls/:id", w.crawlPage)
+	e.GET("/crawls/:id/events", w.crawlEvents)
+	e.POST("/crawls/:id/cancel", w.cancelCrawl)
+	e.GET("/documents", w.documentsPage)
+	e.POST("/documents/:id/delete", w.deleteDocument)
+	e.GET("/login", w.loginPage)
+	e.POST("/login", w.login)
+	e.POST("/logout", w.logout)
+	e.GET("/static/*path", func(c *gin.Context) {
+		c.Header("Cache-Control", "public, max-age=3600")
+		w.static.ServeHTTP(c.Writer, c.Request)
+	})
+}
+
+// page is what every template gets besides its own data.
+type page struct {
+	Title    string
+	Nav      string // the active navigation entry
+	CSRF     string
+	LoggedIn bool
+	NeedsKey bool // KGS_API_KEYS is set
+	Data     any
+}
+
+// securityHeaders keep the pages from running anything but our own script.
+func securityHeaders(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// render executes a page template into a buffer first, so a template error becomes
+// an error page instead of half a page.
+func (w *Web) render(c *gin.Context, status int, name, title, nav string, data any) {
+	p := page{Title: title, Nav: nav, CSRF: w.csrfToken(c), LoggedIn: w.loggedIn(c), NeedsKey: len(w.d.APIKeys) > 0, Data: data}
+	var buf bytes.Buffer
+	if err := w.pages[name].Execute(&buf, p); err != nil {
+		w.d.Logger.Error("web: render page", "page", name, "err", err)
+		buf.Reset()
+		status = http.StatusInternalServerError
+		p = page{Title: "Error", Data: errorView{Status: status, Message: "The page could not be rendered; the server log has the details."}}
+		_ = w.pages["error"].Execute(&buf, p)
+	}
+	securityHeaders(c)
+	c.Header("Cache-Control", "no-store")
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+}
+
+// errorView is the data of the error page.
+type errorView struct {
+	Status  int
+	Message string
+	Field   string
+	Back    string // a link to try again
+}
+
+// fail renders a readable error page.
+func (w *Web) fail(c *gin.Context, status int, field, msg, back string) {
+	w.render(c, status, "error", http.StatusText(status), "", errorView{Status: status, Message: msg, Field: field, Back: back})
+}
+
+// dependencyError turns a failed kg or crawler call into a page: 4xx answers are
+// passed on with their detail, the rest is a 503 naming the service.
+func (w *Web) dependencyError(c *gin.Context, service string, err error, back string) {
+	var se *StatusError
+	var ke *kgapi.StatusError
+	switch {
+	case errors.As(err, &se) && se.Status < 500:
+		w.fail(c, se.Status, se.Field, se.Detail, back)
+	case errors.As(err, &ke) && ke.Status < 500:
+		w.fail(c, ke.Status, "", ke.Detail, back)
+	default:
+		w.d.Logger.Warn("web: dependency failed", "service", service, "err", err)
+		w.fail(c, http.StatusServiceUnavailable, "", "The "+service+" service cannot be reached right now; try again in a moment.", back)
+	}
+}
+
+var funcs = template.FuncMap{
+	"pct":     func(x float64) string { return fmt.Sprintf("%.2f", x*100) },
+	"f3":      func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"f4":      func(x float64) string { return fmt.Sprintf("%.4f", x) },
+	"f1":      func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"join":    strings.Join,
+	"lower":   strings.ToLower,
+	"add":     func(a, b int) int { return a + b },
+	"mul":     func(a, b float64) float64 { return a * b },
+	"pathesc": url.PathEscape,
+	"bytes":   bytesText,
+	"when": func(t *time.Time) string {
+		if t == nil || t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+}

@@ -1,0 +1,302 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
+	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
+)
+
+// fakeSearch answers every search with resp (or err) and records the request.
+type fakeSearch struct {
+	mu   sync.Mutex
+	last pipeline.Request
+	resp *pipeline.Response
+	err  error
+}
+
+func (f *fakeSearch) Search(_ context.Context, req pipeline.Request) (*pipeline.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.last = req
+	if f.err != nil {
+		return nil, f.err
+	}
+	r := *f.resp
+	return &r, nil
+}
+
+type fakeChunks struct{}
+
+func (fakeChunks) ChunksByIDs(_ context.Context, ids []int64) ([]store.Chunk, error) {
+	out := make([]store.Chunk, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, store.Chunk{ID: id, HeadingPath: []string{"Guide", "Install <b>"}})
+	}
+	return out, nil
+}
+
+type fakeDocs map[string]indexer.Doc
+
+func (d fakeDocs) Doc(id string) (indexer.Doc, bool) { x, ok := d[id]; return x, ok }
+
+type fakeGraph struct{}
+
+func (fakeGraph) Entity(_ context.Context, id string) (*kgapi.Entity, error) {
+	if id != "python" {
+		return nil, &kgapi.StatusError{Status: http.StatusNotFound, Detail: "no such entity"}
+	}
+	return &kgapi.Entity{EntityRef: kgapi.EntityRef{ID: "python", Name: "Python", Type: "programming_language"},
+		Aliases: []string{"py", "python3"}, Mentions: 9, Documents: 2,
+		Relations: []kgapi.Relation{
+			{Type: "WRITTEN_IN", Direction: "out", Other: kgapi.EntityRef{ID: "c", Name: "C", Type: "programming_language"}, Weight: 2, Confidence: 0.9},
+			{Type: "USES", Direction: "in", Other: kgapi.EntityRef{ID: "django", Name: "Django <x>", Type: "framework"}, Weight: 1, Confidence: 0.8},
+		}}, nil
+}
+
+func (fakeGraph) Match(_ context.Context, req kgapi.MatchRequest) (*kgapi.MatchResponse, error) {
+	return &kgapi.MatchResponse{Chunks: []kgapi.ChunkMatch{
+		{ChunkID: "1", DocumentID: "d1", Score: 0.9}, {ChunkID: "2", DocumentID: "d1", Score: 0.5},
+		{ChunkID: "3", DocumentID: "elsewhere", Score: 0.4}}}, nil
+}
+
+// sampleResponse is a ten-result answer like the pipeline's, with a hostile title.
+func sampleResponse() *pipeline.Response {
+	r := &pipeline.Response{
+		Query: pipeline.QueryInfo{Original: "python venv", Normalized: "python venv", Intent: "informational", Confidence: 0.6,
+			Entities: []pipeline.QueryEntity{{Text: "python", Type: "programming_language", Confidence: 0.9}}},
+		PhaseMS:          pipeline.PhaseMS{Parse: 0.1, Retrieve: 12, Expand: 3, Rank: 0.4, Format: 1},
+		TotalTimeMS:      14,
+		SuggestedQueries: []string{"python venv modules"},
+		RelatedEntities:  []pipeline.RelatedEntity{{Name: "pip", Type: "package_manager", Score: 0.5, Source: "expansion"}},
+		Degraded:         []string{"graph"},
+		Explain:          &pipeline.Explain{Weights: "vector:0.5,bm25:0.25,recency:0.125,title:0.125", Fusion: "weighted"},
+	}
+	for i := range 10 {
+		r.Results = append(r.Results, pipeline.Result{Rank: i + 1, URL: fmt.Sprintf("http://docs.test/p%d.html", i),
+			Title:   fmt.Sprintf("Page %d <script>window.__pwned=1</script>", i),
+			Preview: "Create a Python virtual environment with venv; <img src=x onerror=alert(1)>",
+			Score:   0.8 - 0.05*float64(i), ScoreBreakdown: pipeline.ScoreBreakdown{Vector: 0.9 - 0.05*float64(i), BM25: 0.5, Recency: 0.6, Title: 0.2},
+			Source: "vector+bm25", ChunkID: strconv.Itoa(1000 + i), Start: 10 * i, End: 10*i + 200, Tags: []string{"python"}})
+	}
+	r.ResultCount = len(r.Results)
+	return r
+}
+
+type rig struct {
+	web     *Web
+	srv     *httptest.Server
+	search  *fakeSearch
+	crawler *fakeCrawler
+}
+
+func newRig(t testing.TB, keys []string) *rig {
+	t.Helper()
+	fc := newFakeCrawler(t)
+	fs := &fakeSearch{resp: sampleResponse()}
+	w, err := New(Deps{Search: fs, Chunks: fakeChunks{}, Graph: fakeGraph{},
+		Docs: fakeDocs{"d1": {ID: "d1", URL: "http://docs.test/d1", Title: "Doc <one>"}}, Crawler: NewCrawler(fc.srv.URL, "crawler-key-0123456789"), APIKeys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	w.Register(e)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return &rig{web: w, srv: srv, search: fs, crawler: fc}
+}
+
+func (r *rig) client(t testing.TB) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func get(t testing.TB, c *http.Client, u string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func post(t testing.TB, c *http.Client, u string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.PostForm(u, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+var csrfRe = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+func csrfOf(t testing.TB, body string) string {
+	t.Helper()
+	m := csrfRe.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no CSRF token in the page")
+	}
+	return m[1]
+}
+
+func TestSearchPageRendersResultsEscaped(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	status, body := get(t, c, r.srv.URL+"/?q=python+venv&tags=python&w_vector=0.5&w_graph=0&w_bm25=0.25&w_recency=0.125&w_title=0.125&fusion=rrf&mmr=on&lambda=0.6&x=1")
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	if strings.Contains(body, "<script>window") || strings.Contains(body, "<img src=x") {
+		t.Errorf("result text reached the page unescaped")
+	}
+	if !strings.Contains(body, "&lt;script&gt;window.__pwned=1&lt;/script&gt;") {
+		t.Errorf("escaped title missing")
+	}
+	req := r.search.last
+	if req.Fusion != "rrf" || !req.MMR || req.Lambda != 0.6 || req.Expand || len(req.Tags) != 1 || !req.Explain {
+		t.Errorf("request from the form: %+v", req)
+	}
+	if req.Weights[0] != 0.5 || req.Weights[1] != 0 {
+		t.Errorf("weights from the sliders: %v", req.Weights)
+	}
+	for _, want := range []string{`id="degraded"`, "Install &lt;b&gt;", "<mark>venv</mark>", "<mark>Python</mark>", `href="/entities/python"`,
+		`href="/?q=python&#43;venv&#43;modules"`, "chunk 1000, bytes 0–200", `rel="next"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Bars: every segment's width is weight × value, in percent of the bar.
+	rects := regexp.MustCompile(`data-signal="(\w+)" x="[0-9.]+" y="0" width="([0-9.]+)"`).FindAllStringSubmatch(body, -1)
+	if len(rects) != 40 { // 10 results × 4 signals with a non-zero contribution
+		t.Fatalf("got %d bar segments, want 40", len(rects))
+	}
+	weights := map[string]float64{"vector": 0.5, "bm25": 0.25, "recency": 0.125, "title": 0.125}
+	first := sampleResponse().Results[0].ScoreBreakdown
+	values := map[string]float64{"vector": first.Vector, "bm25": first.BM25, "recency": first.Recency, "title": first.Title}
+	for _, m := range rects[:4] {
+		got, _ := strconv.ParseFloat(m[2], 64)
+		if want := weights[m[1]] * values[m[1]] * 100; got < want-0.001 || got > want+0.001 {
+			t.Errorf("%s segment: width %v, want %v", m[1], got, want)
+		}
+	}
+}
+
+func TestSearchPageBadInput(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	if status, body := get(t, c, r.srv.URL+"/"); status != http.StatusOK || !strings.Contains(body, `id="q"`) {
+		t.Errorf("empty page: %d", status)
+	}
+	tests := []struct{ query, field string }{
+		{"q=", "q"},
+		{"q=%20%20", "q"},
+		{"q=x&published_after=yesterday", "published_after"},
+		{"q=x&w_vector=0&w_graph=0&w_bm25=0&w_recency=0&w_title=0", "weights"},
+		{"q=x&w_vector=-1", "weights"},
+		{"q=x&fusion=best", "fusion"},
+		{"q=x&mmr=2", "mmr"},
+		{"q=x&k=500", "k"},
+		{"q=x&tags=" + strings.Repeat("t,", 40), "tags"},
+	}
+	for _, tt := range tests {
+		status, body := get(t, c, r.srv.URL+"/?"+tt.query)
+		if status != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", clip(tt.query, 40), status)
+			continue
+		}
+		if !strings.Contains(body, `id="search-error"`) || !strings.Contains(body, "<code>"+tt.field+"</code>") {
+			t.Errorf("%s: the page does not name %s", clip(tt.query, 40), tt.field)
+		}
+	}
+	r.search.err = &pipeline.UnavailableError{Reasons: map[string]string{"vector": "down"}}
+	if status, body := get(t, c, r.srv.URL+"/?q=x"); status != http.StatusServiceUnavailable || !strings.Contains(body, "No retriever") {
+		t.Errorf("all retrievers down: %d", status)
+	}
+}
+
+func TestEntityPage(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	status, body := get(t, c, r.srv.URL+"/entities/python")
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	for _, want := range []string{`<svg id="graph"`, `href="/entities/c"`, `href="/entities/django"`, "WRITTEN_IN", "Django &lt;x&gt;",
+		"Doc &lt;one&gt;", "2 chunks", "1 more document in the graph", "py, python3"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("entity page lacks %q", want)
+		}
+	}
+	if status, body := get(t, c, r.srv.URL+"/entities/nope%3Cscript%3E"); status != http.StatusNotFound || strings.Contains(body, "nope<script>") {
+		t.Errorf("unknown entity: %d", status)
+	}
+	if status, _ := get(t, c, r.srv.URL+"/entities/"+strings.Repeat("x", 300)); status != http.StatusBadRequest {
+		t.Errorf("long id: %d, want 400", status)
+	}
+}
+
+func TestLayoutPlacesNeighboursOnACircle(t *testing.T) {
+	ent, _ := fakeGraph{}.Entity(context.Background(), "python")
+	g := layout(ent, ent.Relations)
+	if len(g.Nodes) != 2 || len(g.Edges) != 2 {
+		t.Fatalf("got %d nodes %d edges", len(g.Nodes), len(g.Edges))
+	}
+	for _, n := range g.Nodes {
+		if n.X < 0 || n.X > g.Width || n.Y < 0 || n.Y > g.Height {
+			t.Errorf("node %s at (%v,%v) outside the picture", n.ID, n.X, n.Y)
+		}
+	}
+	if g.Edges[0].Width <= g.Edges[1].Width {
+		t.Errorf("the heavier relation must be drawn thicker: %v vs %v", g.Edges[0].Width, g.Edges[1].Width)
+	}
+}
+
+func TestHighlight(t *testing.T) {
+	got := highlight("Virtual environments: use venv, not Python2.", queryTerms("virtual environment venv the"))
+	var marked []string
+	for _, s := range got {
+		if s.Hit {
+			marked = append(marked, s.Text)
+		}
+	}
+	if strings.Join(marked, "|") != "Virtual|environments|venv" {
+		t.Errorf("marked %q", marked)
+	}
+	var all strings.Builder
+	for _, s := range got {
+		all.WriteString(s.Text)
+	}
+	if all.String() != "Virtual environments: use venv, not Python2." {
+		t.Errorf("highlight changed the text: %q", all.String())
+	}
+}
+
+func TestSafeNext(t *testing.T) {
+	for in, want := range map[string]string{"/crawls/x?a=1": "/crawls/x?a=1", "//evil.test/": "/crawls", "https://evil.test/": "/crawls",
+		"/\\evil.test": "/%5Cevil.test", "": "/crawls", "javascript:alert(1)": "/crawls"} {
+		if got := safeNext(in); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
