@@ -2,12 +2,9 @@ package pipeline
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/queryparse"
@@ -15,45 +12,130 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/toon"
 )
 
-// Validate checks the request's fields and names the first one at fault.
-func (r Request) Validate() error {
-	switch {
-	case r.K < 0 || r.K > MaxK:
-		return &FieldError{Field: "k", Reason: fmt.Sprintf("%d is outside 1..%d", r.K, MaxK)}
-	case r.Offset < 0 || r.Offset > MaxOffset:
-		return &FieldError{Field: "offset", Reason: fmt.Sprintf("%d is outside 0..%d", r.Offset, MaxOffset)}
-	case len(r.Tags) > MaxTags:
-		return &FieldError{Field: "tags", Reason: fmt.Sprintf("%d tags; at most %d", len(r.Tags), MaxTags)}
-	case len(r.Domain) > MaxDomain:
-		return &FieldError{Field: "domain", Reason: fmt.Sprintf("%d bytes; at most %d", len(r.Domain), MaxDomain)}
-	case r.MMR && (math.IsNaN(r.Lambda) || r.Lambda < 0 || r.Lambda > 1):
-		return &FieldError{Field: "mmr", Reason: fmt.Sprintf("lambda %g is outside [0,1]", r.Lambda)}
-	case !r.PublishedAfter.IsZero() && !r.PublishedBefore.IsZero() && !r.PublishedAfter.Before(r.PublishedBefore):
-		return &FieldError{Field: "published_after", Reason: "must be before published_before"}
+// format is phase 5: the response's results, related entities, suggested queries,
+// explain, timings and token counts. The timings are set once, after the token counts,
+// so format_ms includes the counting.
+func (p *Pipeline) format(s *search) *Response {
+	t := time.Now()
+	resp := s.resp
+	resp.Results = make([]Result, len(s.ranked))
+	for i, r := range s.ranked {
+		resp.Results[i] = result(s.req.Offset+i+1, r)
 	}
-	for _, t := range r.Tags {
-		if strings.TrimSpace(t) == "" || len(t) > MaxTagLen || !utf8.ValidString(t) {
-			return &FieldError{Field: "tags", Reason: fmt.Sprintf("each tag must be 1..%d bytes of UTF-8 text", MaxTagLen)}
+	resp.ResultCount = len(resp.Results)
+	resp.RelatedEntities = relatedEntities(s.q, s.expanded(), s.ranked)
+	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities, s.ranked)
+	if s.req.Explain {
+		resp.Explain = s.explain()
+	}
+	// The token counts size the response as sent, with the timings it would carry
+	// were it sent now (counting cannot include its own time).
+	resp.Tokens = p.countTokens(s.timed(*resp, time.Since(t)))
+	s.took.format = time.Since(t)
+	*resp = s.timed(*resp, s.took.format)
+	p.observe("format", s.took.format)
+	p.observe("total", time.Since(s.start))
+	return resp
+}
+
+// timed returns r with the phase timings and the total time so far, the format phase
+// having taken format.
+func (s *search) timed(r Response, format time.Duration) Response {
+	r.PhaseMS = PhaseMS{Parse: ms(s.took.parse), Retrieve: ms(s.took.retrieve), Expand: ms(s.took.expand),
+		Rank: ms(s.took.rank), Format: ms(format)}
+	r.TotalTimeMS = ms(time.Since(s.start))
+	return r
+}
+
+// expanded is the kg expansion's answer; nil when the expansion did not run or failed.
+func (s *search) expanded() *kgapi.ExpandResponse {
+	if s.exp == nil {
+		return nil
+	}
+	return s.exp.expanded
+}
+
+// explain reports the weights, fusion and each retriever's contribution.
+func (s *search) explain() *Explain {
+	req := s.req
+	ex := &Explain{Weights: s.weights.String(), Fusion: string(orDefault(req.Fusion)), MMR: req.MMR,
+		Candidates: s.considered, Retrievers: map[string]RetrieverInfo{}, Notes: s.notes}
+	if req.MMR {
+		ex.Lambda = req.Lambda
+	}
+	add := func(name string, o outcome) {
+		if !o.ran {
+			return
 		}
-	}
-	if r.Domain != "" && (!utf8.ValidString(r.Domain) || strings.ContainsAny(r.Domain, " \t\r\n/\\'\";")) {
-		return &FieldError{Field: "domain", Reason: "must be a host name such as docs.python.org"}
-	}
-	for _, d := range []struct {
-		name string
-		t    time.Time
-	}{{"published_after", r.PublishedAfter}, {"published_before", r.PublishedBefore}} {
-		if !d.t.IsZero() && (d.t.Year() < 1678 || d.t.Year() > 2261) {
-			return &FieldError{Field: d.name, Reason: "the year must be within 1678..2261"}
+		ri := RetrieverInfo{Hits: o.hits, TookMS: ms(o.took)}
+		if o.err != nil {
+			ri.Error = reason(o.err)
 		}
+		ex.Retrievers[name] = ri
 	}
-	if err := r.Weights.Validate(); r.Weights != (ranker.Weights{}) && err != nil {
-		return &FieldError{Field: "weights", Reason: err.Error()}
+	for sig, o := range s.out {
+		add(ranker.Signal(sig).String(), o)
 	}
-	if _, err := ranker.ParseFusion(string(r.Fusion)); err != nil {
-		return &FieldError{Field: "fusion", Reason: err.Error()}
+	if s.exp != nil {
+		add(expansionName, s.exp.out)
 	}
-	return nil
+	if s.hydrateErr != nil {
+		ex.Notes = append(ex.Notes, "some candidates could not be read from the store: "+reason(s.hydrateErr))
+	}
+	return ex
+}
+
+func result(rank int, r ranker.Result) Result {
+	c := r.Candidate
+	res := Result{
+		Rank: rank, URL: c.URL, Title: c.Title, Preview: r.Preview, Score: round(r.Score, 4),
+		ScoreBreakdown: ScoreBreakdown{Vector: round(r.Breakdown.Vector, 4), Graph: round(r.Breakdown.Graph, 4),
+			BM25: round(r.Breakdown.BM25, 4), Recency: round(r.Breakdown.Recency, 4), Title: round(r.Breakdown.Title, 4)},
+		Tags: nonNil(c.Tags), Source: c.Source, EntityMentions: nonNil(c.EntityMentions),
+		ChunkID: c.ChunkID, Start: c.Start, End: c.End,
+	}
+	if t := latest(c.Published, c.Updated); !t.IsZero() {
+		res.Timestamp = t.UTC().Format(time.RFC3339)
+	}
+	return res
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func sourceString(s uint8) string {
+	var parts []string
+	if s&srcVector != 0 {
+		parts = append(parts, "vector")
+	}
+	if s&srcBM25 != 0 {
+		parts = append(parts, "bm25")
+	}
+	if s&srcGraph != 0 {
+		parts = append(parts, "graph")
+	}
+	if s&srcExpanded != 0 {
+		parts = append(parts, "expansion")
+	}
+	return strings.Join(parts, "+")
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func orDefault(f ranker.Fusion) ranker.Fusion {
+	if f == "" {
+		return ranker.Weighted
+	}
+	return f
 }
 
 // relatedEntities lists entities related to the query: those reached by expansion
@@ -180,81 +262,25 @@ func hasLetter(s string) bool {
 	return false
 }
 
-// TOONResponse is the response in the shape the TOON format uses: the same fields,
-// with each result flattened to primitives so that results encode as one tabular
-// array (score_breakdown becomes the columns vector, graph, bm25, recency and
-// title_score; tags and entity_mentions become one "; "-joined string each).
-type TOONResponse struct {
-	Query            QueryInfo       `json:"query"`
-	Exploration      Exploration     `json:"exploration"`
-	Results          []TOONResult    `json:"results"`
-	ResultCount      int             `json:"result_count"`
-	TotalTimeMS      float64         `json:"total_time_ms"`
-	PhaseMS          PhaseMS         `json:"phase_ms"`
-	SuggestedQueries []string        `json:"suggested_queries"`
-	RelatedEntities  []RelatedEntity `json:"related_entities"`
-	Degraded         []string        `json:"degraded"`
-	Tokens           Tokens          `json:"tokens"`
-	Explain          *Explain        `json:"explain,omitempty"`
-}
-
-// TOONResult is one result row of the TOON table.
-type TOONResult struct {
-	Rank           int     `json:"rank"`
-	URL            string  `json:"url"`
-	Title          string  `json:"title"`
-	Preview        string  `json:"preview"`
-	Score          float64 `json:"score"`
-	Vector         float64 `json:"vector"`
-	Graph          float64 `json:"graph"`
-	BM25           float64 `json:"bm25"`
-	Recency        float64 `json:"recency"`
-	TitleScore     float64 `json:"title_score"`
-	Timestamp      string  `json:"timestamp"`
-	Tags           string  `json:"tags"`
-	Source         string  `json:"source"`
-	EntityMentions string  `json:"entity_mentions"`
-	ChunkID        string  `json:"chunk_id"`
-	Start          int     `json:"start"`
-	End            int     `json:"end"`
-}
-
-// ListSeparator joins tags and entity mentions in a TOON result row.
-const ListSeparator = "; "
-
-// ToTOON converts the response to its TOON shape.
-func (r *Response) ToTOON() *TOONResponse {
-	t := &TOONResponse{Query: r.Query, Exploration: r.Exploration, ResultCount: r.ResultCount, TotalTimeMS: r.TotalTimeMS,
-		PhaseMS: r.PhaseMS, SuggestedQueries: r.SuggestedQueries, RelatedEntities: r.RelatedEntities,
-		Degraded: r.Degraded, Tokens: r.Tokens, Explain: r.Explain, Results: make([]TOONResult, len(r.Results))}
-	for i, x := range r.Results {
-		t.Results[i] = TOONResult{Rank: x.Rank, URL: x.URL, Title: x.Title, Preview: x.Preview, Score: x.Score,
-			Vector: x.ScoreBreakdown.Vector, Graph: x.ScoreBreakdown.Graph, BM25: x.ScoreBreakdown.BM25,
-			Recency: x.ScoreBreakdown.Recency, TitleScore: x.ScoreBreakdown.Title, Timestamp: x.Timestamp,
-			Tags: strings.Join(x.Tags, ListSeparator), Source: x.Source,
-			EntityMentions: strings.Join(x.EntityMentions, ListSeparator), ChunkID: x.ChunkID, Start: x.Start, End: x.End}
-	}
-	return t
-}
-
-// countTokens fills resp.Tokens with the cl100k token counts of the response as JSON
-// and as TOON, both counted with the tokens field zero.
-func (p *Pipeline) countTokens(resp *Response) {
+// countTokens returns the cl100k token counts of r as JSON and as TOON, both counted
+// with the tokens field zero; zero when no counter is configured.
+func (p *Pipeline) countTokens(r Response) Tokens {
 	if p.opt.Tokens == nil {
-		return
+		return Tokens{}
 	}
-	resp.Tokens = Tokens{}
-	js, err := json.Marshal(resp)
+	r.Tokens = Tokens{}
+	js, err := json.Marshal(&r)
 	if err != nil {
-		return
+		return Tokens{}
 	}
-	tn, err := toon.Marshal(resp.ToTOON())
+	tn, err := toon.Marshal(r.ToTOON())
 	if err != nil {
-		return
+		return Tokens{}
 	}
 	j, t := p.opt.Tokens(js), p.opt.Tokens(tn)
-	resp.Tokens = Tokens{JSON: j, TOON: t}
+	tk := Tokens{JSON: j, TOON: t}
 	if j > 0 {
-		resp.Tokens.SavedPct = round(100*float64(j-t)/float64(j), 1)
+		tk.SavedPct = round(100*float64(j-t)/float64(j), 1)
 	}
+	return tk
 }

@@ -2,7 +2,11 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 )
@@ -22,6 +26,47 @@ type Request struct {
 	Lambda          float64 // MMR lambda in [0,1]
 	Expand          bool
 	Explain         bool
+}
+
+// Validate checks the request's fields and names the first one at fault.
+func (r Request) Validate() error {
+	switch {
+	case r.K < 0 || r.K > MaxK:
+		return &FieldError{Field: "k", Reason: fmt.Sprintf("%d is outside 1..%d", r.K, MaxK)}
+	case r.Offset < 0 || r.Offset > MaxOffset:
+		return &FieldError{Field: "offset", Reason: fmt.Sprintf("%d is outside 0..%d", r.Offset, MaxOffset)}
+	case len(r.Tags) > MaxTags:
+		return &FieldError{Field: "tags", Reason: fmt.Sprintf("%d tags; at most %d", len(r.Tags), MaxTags)}
+	case len(r.Domain) > MaxDomain:
+		return &FieldError{Field: "domain", Reason: fmt.Sprintf("%d bytes; at most %d", len(r.Domain), MaxDomain)}
+	case r.MMR && (math.IsNaN(r.Lambda) || r.Lambda < 0 || r.Lambda > 1):
+		return &FieldError{Field: "mmr", Reason: fmt.Sprintf("lambda %g is outside [0,1]", r.Lambda)}
+	case !r.PublishedAfter.IsZero() && !r.PublishedBefore.IsZero() && !r.PublishedAfter.Before(r.PublishedBefore):
+		return &FieldError{Field: "published_after", Reason: "must be before published_before"}
+	}
+	for _, t := range r.Tags {
+		if strings.TrimSpace(t) == "" || len(t) > MaxTagLen || !utf8.ValidString(t) {
+			return &FieldError{Field: "tags", Reason: fmt.Sprintf("each tag must be 1..%d bytes of UTF-8 text", MaxTagLen)}
+		}
+	}
+	if r.Domain != "" && (!utf8.ValidString(r.Domain) || strings.ContainsAny(r.Domain, " \t\r\n/\\'\";")) {
+		return &FieldError{Field: "domain", Reason: "must be a host name such as docs.python.org"}
+	}
+	for _, d := range []struct {
+		name string
+		t    time.Time
+	}{{"published_after", r.PublishedAfter}, {"published_before", r.PublishedBefore}} {
+		if !d.t.IsZero() && (d.t.Year() < 1678 || d.t.Year() > 2261) {
+			return &FieldError{Field: d.name, Reason: "the year must be within 1678..2261"}
+		}
+	}
+	if err := r.Weights.Validate(); r.Weights != (ranker.Weights{}) && err != nil {
+		return &FieldError{Field: "weights", Reason: err.Error()}
+	}
+	if _, err := ranker.ParseFusion(string(r.Fusion)); err != nil {
+		return &FieldError{Field: "fusion", Reason: err.Error()}
+	}
+	return nil
 }
 
 // Limits on Request fields.

@@ -1,0 +1,116 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/ranker"
+)
+
+// rank is phase 4: the weights for the signals available, the candidates that pass
+// the filters, pkg/ranker, and the requested page of its results.
+func (p *Pipeline) rank(s *search) error {
+	t := time.Now()
+	if err := s.renormalize(); err != nil {
+		return err
+	}
+	list := p.rankable(s)
+	s.considered = len(list)
+	ents := make([]string, 0, len(s.q.Entities))
+	for _, e := range s.q.Entities {
+		ents = append(ents, e.Text)
+	}
+	req := s.req
+	ranked, err := p.rk.Rank(ranker.Request{
+		Query:   ranker.Query{Text: s.q.Normalized, Entities: ents, Embedding: s.qvec},
+		Weights: s.weights, Fusion: req.Fusion, MMR: req.MMR, Lambda: req.Lambda, Limit: req.Offset + req.K,
+	}, list)
+	if err != nil {
+		if errors.Is(err, ranker.ErrBadRequest) {
+			return &FieldError{Field: "weights", Reason: err.Error()}
+		}
+		return fmt.Errorf("rank: %w", err)
+	}
+	if req.Offset < len(ranked) {
+		s.ranked = ranked[req.Offset:]
+	}
+	s.took.rank = time.Since(t)
+	p.observe("rank", s.took.rank)
+	return nil
+}
+
+// renormalize sets s.weights: the request's weights (or the defaults) without the
+// unavailable signals, and without the graph signal when the query has no entity.
+func (s *search) renormalize() error {
+	weights := s.req.Weights
+	if weights == (ranker.Weights{}) {
+		weights = ranker.DefaultWeights()
+	}
+	off := s.unavailable
+	if len(s.keys) == 0 && !slices.Contains(off, ranker.Graph) {
+		// No query entity: the graph signal is 0 for every candidate, so its weight
+		// would only shrink every score. Not degraded, just not applicable.
+		off = append(off, ranker.Graph)
+		s.notes = append(s.notes, "the query has no entities, so the graph signal does not apply")
+	}
+	w, err := weights.Renormalize(off...)
+	if err != nil {
+		w, err = ranker.DefaultWeights().Renormalize(off...)
+		if err != nil {
+			return fmt.Errorf("renormalize default weights: %w", err)
+		}
+		s.notes = append(s.notes, "every weighted signal was unavailable; the default weights were used for the rest")
+	}
+	s.weights = w
+	return nil
+}
+
+// rankable returns the hydrated candidates that pass the request's filters, in
+// candidate order.
+func (p *Pipeline) rankable(s *search) []ranker.Candidate {
+	list := make([]ranker.Candidate, 0, len(s.order))
+	for _, id := range s.order {
+		c := s.cands[id]
+		if !c.hydrated || !p.matchesFilter(s.req, c) {
+			continue
+		}
+		c.c.Source = sourceString(c.sources)
+		c.c.EntityMentions = c.mentions
+		list = append(list, c.c)
+	}
+	return list
+}
+
+// matchesFilter applies the request's filters to every candidate (the vector and BM25
+// retrievers filter already; the graph retriever does not).
+func (p *Pipeline) matchesFilter(req Request, c *cand) bool {
+	if req.Domain != "" && c.docKnown && !strings.EqualFold(c.domain, req.Domain) {
+		return false
+	}
+	if req.Domain != "" && !c.docKnown && c.sources&(srcVector|srcBM25) == 0 {
+		return false
+	}
+	for _, t := range req.Tags {
+		if !slices.ContainsFunc(c.c.Tags, func(x string) bool { return strings.EqualFold(x, t) }) {
+			if c.docKnown || c.sources&(srcVector|srcBM25) == 0 {
+				return false
+			}
+		}
+	}
+	if !req.PublishedAfter.IsZero() || !req.PublishedBefore.IsZero() {
+		pub := c.c.Published
+		if pub.IsZero() {
+			return false
+		}
+		if !req.PublishedAfter.IsZero() && pub.Before(req.PublishedAfter) {
+			return false
+		}
+		if !req.PublishedBefore.IsZero() && !pub.Before(req.PublishedBefore) {
+			return false
+		}
+	}
+	return true
+}
