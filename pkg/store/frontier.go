@@ -87,10 +87,10 @@ func (s *Store) EnqueueURLs(ctx context.Context, jobID string, urls []FrontierUR
 		// Not INSERT IGNORE: that would also swallow the foreign key error of an
 		// unknown job. A no-op update counts 0 affected rows, an insert 1.
 		q.WriteString(" ON DUPLICATE KEY UPDATE url_hash = url_hash")
-		r, err := s.db.ExecContext(ctx, q.String(), args...)
+		r, err := s.execRetry(ctx, q.String(), args...)
 		if err != nil {
 			var me *mysql.MySQLError
-			if errors.As(err, &me) && me.Number == 1452 { // foreign key: no such job
+			if errors.As(err, &me) && me.Number == erNoReferencedRow { // foreign key: no such job
 				return added, fmt.Errorf("enqueue urls for job %s: %w", jobID, ErrNotFound)
 			}
 			return added, fmt.Errorf("enqueue urls for job %s: %w", jobID, err)
@@ -251,6 +251,29 @@ func (s *Store) RequeueExpired(ctx context.Context, jobID string) (int64, error)
 	r, err := s.db.ExecContext(ctx, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("requeue expired claims: %w", err)
+	}
+	n, _ := r.RowsAffected()
+	return n, nil
+}
+
+// ReleaseClaimsExcept returns the owner's claims on the job to the queue,
+// except the URLs in keep (those its workers still hold): a claim whose
+// completion was lost (MariaDB went away between the work and the update, or
+// the claim committed but its answer never arrived) is queued again by its own
+// owner without waiting for the lease to expire.
+func (s *Store) ReleaseClaimsExcept(ctx context.Context, jobID, owner string, keep []string) (int64, error) {
+	q := `UPDATE crawl_frontier SET state = 'queued', claimed_by = NULL, lease_until = NULL,
+		updated_at = UTC_TIMESTAMP(6) WHERE job_id = ? AND state = 'claimed' AND claimed_by = ?`
+	args := []any{jobID, owner}
+	if len(keep) > 0 {
+		q += " AND url_hash NOT IN (" + placeholders(len(keep)) + ")"
+		for _, h := range keep {
+			args = append(args, h)
+		}
+	}
+	r, err := s.db.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("release lost claims of %s on job %s: %w", owner, jobID, err)
 	}
 	n, _ := r.RowsAffected()
 	return n, nil

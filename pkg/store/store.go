@@ -296,11 +296,22 @@ func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// retryable reports InnoDB deadlocks (1213) and lock wait timeouts (1205).
-func retryable(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+// execRetry runs one statement, again after a deadlock or lock wait timeout:
+// concurrent inserts of overlapping keys (workers queueing the same links) can
+// deadlock on a unique index.
+func (s *Store) execRetry(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	const attempts = 5
+	for i := 1; ; i++ {
+		r, err := s.db.ExecContext(ctx, query, args...)
+		if err == nil || !retryable(err) || i == attempts || ctx.Err() != nil {
+			return r, err
+		}
+		time.Sleep(time.Duration(i) * 20 * time.Millisecond)
+	}
 }
+
+// retryable reports InnoDB deadlocks and lock wait timeouts.
+func retryable(err error) bool { return Conflict(err) }
 
 // OpenRetry is Open retried every two seconds while the server is not reachable
 // (ErrNotReady: a stack that is still starting), for at most wait. onWait, when not

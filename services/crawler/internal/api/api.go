@@ -158,7 +158,9 @@ func (a *API) cancelCrawl(c *gin.Context) error {
 }
 
 // crawlEvents streams Server-Sent Events: "progress" with the job status when
-// it changes, "page" per page this process finished, and a final "summary".
+// it changes, "page" per page this process finished, "stalled" when the job
+// cannot make progress (its crawler is gone, or the database does not answer)
+// and "resumed" after, and a final "summary".
 func (a *API) crawlEvents(c *gin.Context) error {
 	ctx := c.Request.Context()
 	id := c.Param("id")
@@ -191,7 +193,11 @@ func (a *API) crawlEvents(c *gin.Context) error {
 	if !send(engine.Event{Type: engine.EventProgress, JobID: id, At: time.Now().UTC(), Status: &st}) {
 		return nil
 	}
-	last, _ := json.Marshal(st.Counters)
+	last := progressKey(st)
+	stalled := st.Stall != nil
+	if stalled && !send(stallEvent(id, st.Stall.Reason, st.Stall.Detail)) {
+		return nil
+	}
 	t := time.NewTicker(a.EventPoll)
 	defer t.Stop()
 	for {
@@ -211,14 +217,29 @@ func (a *API) crawlEvents(c *gin.Context) error {
 		case <-t.C:
 			st, err := a.eng.Status(ctx, id)
 			if err != nil {
+				if !stalled && store.Unavailable(err) && ctx.Err() == nil {
+					stalled = true
+					if !send(stallEvent(id, engine.StallDatabase, "the database does not answer; the job continues when it is back")) {
+						return nil
+					}
+				}
 				continue
 			}
 			if st.Status.Terminal() {
 				summary(st)
 				return nil
 			}
-			cur, _ := json.Marshal(st.Counters)
-			if !bytes.Equal(cur, last) {
+			if now := st.Stall != nil; now != stalled {
+				stalled = now
+				ev := engine.Event{Type: engine.EventResumed, JobID: id, At: time.Now().UTC()}
+				if now {
+					ev = stallEvent(id, st.Stall.Reason, st.Stall.Detail)
+				}
+				if !send(ev) {
+					return nil
+				}
+			}
+			if cur := progressKey(st); !bytes.Equal(cur, last) {
 				last = cur
 				if !send(engine.Event{Type: engine.EventProgress, JobID: id, At: time.Now().UTC(), Status: &st}) {
 					return nil
@@ -226,6 +247,19 @@ func (a *API) crawlEvents(c *gin.Context) error {
 			}
 		}
 	}
+}
+
+// progressKey is what a progress event reports a change of.
+func progressKey(st engine.Status) []byte {
+	b, _ := json.Marshal(struct {
+		Status   store.JobStatus
+		Counters engine.Counters
+	}{st.Status, st.Counters})
+	return b
+}
+
+func stallEvent(id, reason, detail string) engine.Event {
+	return engine.Event{Type: engine.EventStalled, JobID: id, At: time.Now().UTC(), Reason: reason, Error: detail}
 }
 
 type pageRequest struct {

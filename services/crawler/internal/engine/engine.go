@@ -45,7 +45,11 @@ type Config struct {
 	Lease    time.Duration // job lease, renewed by heartbeats every Lease/3; default 30s
 	// URLLease is the claim lease of a frontier URL; default 10m. A new owner
 	// of a job releases the previous owner's claims at once.
-	URLLease       time.Duration
+	URLLease time.Duration
+	// Reclaim is how often a running job returns to the queue the claims that
+	// no worker holds any more (expired claims of a dead owner, claims whose
+	// completion was lost in a database outage); default 5s.
+	Reclaim        time.Duration
 	Poll           time.Duration // how often an idle engine looks for jobs; default 1s
 	Limits         Limits        // caps on max_pages and max_depth
 	Canon          canon.Options // URL canonicalisation
@@ -72,6 +76,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.URLLease == 0 {
 		c.URLLease = 10 * time.Minute
+	}
+	if c.Reclaim == 0 {
+		c.Reclaim = 5 * time.Second
 	}
 	if c.Poll == 0 {
 		c.Poll = time.Second
@@ -106,6 +113,9 @@ type Engine struct {
 
 	qmu    sync.Mutex
 	queued map[string]int64 // queued URLs per running job, for the queue_depth gauge
+
+	runMu sync.Mutex
+	runs  map[string]bool // jobs this engine is running
 }
 
 // New builds an engine. reg may be nil (no metrics registered).
@@ -116,7 +126,7 @@ func New(cfg Config, st *store.Store, f *fetch.Fetcher, g *netguard.Guard, p *pi
 	return &Engine{
 		cfg: cfg.withDefaults(), st: st, fetcher: f, guard: g, pipe: p, log: logger,
 		m: newMetrics(reg), hub: newHub(), wake: make(chan struct{}, 1),
-		block: newBlocklist(st, 5*time.Second), queued: map[string]int64{},
+		block: newBlocklist(st, 5*time.Second), queued: map[string]int64{}, runs: map[string]bool{},
 	}
 }
 
@@ -167,13 +177,37 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			continue
 		}
+		// A job this engine still runs comes back when its heartbeats failed
+		// for longer than the lease (a database outage): the claim renewed the
+		// lease, and the run in progress goes on.
+		if !e.startRun(job.ID) {
+			<-slots
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
+			defer e.endRun(job.ID)
 			e.runJob(ctx, job)
 		}()
 	}
+}
+
+func (e *Engine) startRun(id string) bool {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	if e.runs[id] {
+		return false
+	}
+	e.runs[id] = true
+	return true
+}
+
+func (e *Engine) endRun(id string) {
+	e.runMu.Lock()
+	delete(e.runs, id)
+	e.runMu.Unlock()
 }
 
 // setQueued records a job's queued URLs (n < 0: the job stopped) and updates

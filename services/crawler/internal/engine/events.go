@@ -10,6 +10,14 @@ const (
 	EventPage     = "page"     // a page was stored, found unchanged, skipped or failed
 	EventProgress = "progress" // counters changed
 	EventSummary  = "summary"  // the job ended; the stream closes after it
+	EventStalled  = "stalled"  // the job cannot make progress; Reason and Error say why
+	EventResumed  = "resumed"  // the job makes progress again after a stall
+)
+
+// Stall reasons, in "stalled" events and in Status.StalledReason.
+const (
+	StallDatabase  = "database_unavailable" // MariaDB does not answer; the job waits for it
+	StallNoCrawler = "no_crawler"           // the job's owner stopped renewing its lease and no crawler took it over
 )
 
 // Event is one message of a job's event stream.

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
@@ -36,6 +34,15 @@ type jobRun struct {
 
 	doneOnce sync.Once
 	done     chan struct{} // closed when a worker finds no work left
+
+	// claimMu orders claims (read side) before the reclaim loop's release of
+	// claims not in flight (write side); inflight holds the URLs workers hold.
+	claimMu    sync.RWMutex
+	inflightMu sync.Mutex
+	inflight   map[string]struct{}
+
+	stallMu sync.Mutex
+	stall   string // why the job cannot make progress now; "" when it can
 }
 
 func (r *jobRun) log(msg string, args ...any) {
@@ -64,7 +71,8 @@ func (e *Engine) runJob(ctx context.Context, job store.Job) {
 	e.m.running.Inc()
 	defer e.m.running.Dec()
 	defer e.setQueued(job.ID, -1)
-	r := &jobRun{e: e, job: job, errs: &errorList{items: job.LastErrors}, done: make(chan struct{}), runStart: time.Now()}
+	r := &jobRun{e: e, job: job, errs: &errorList{items: job.LastErrors}, done: make(chan struct{}), runStart: time.Now(),
+		inflight: map[string]struct{}{}}
 	r.prog = loadProgress(job.Counters)
 	r.baseMS = r.prog.ActiveMS
 	spec, err := decodeSpec(job.Spec)
@@ -84,11 +92,17 @@ func (e *Engine) runJob(ctx context.Context, job store.Job) {
 	if _, err := e.st.RequeueExpired(ctx, job.ID); err != nil && ctx.Err() == nil {
 		e.log.Warn("requeue expired claims", "job", job.ID, "err", err)
 	}
+	// So do the claims of the previous owner, and this owner's own claims
+	// from an earlier run of the job (whose release an outage may have lost).
+	owners := []string{e.cfg.Owner}
 	if prev := r.prog.Owner; prev != "" && prev != e.cfg.Owner {
-		if n, err := e.st.ReleaseClaims(ctx, job.ID, prev); err != nil && ctx.Err() == nil {
-			e.log.Warn("release previous owner's claims", "job", job.ID, "owner", prev, "err", err)
+		owners = append(owners, prev)
+	}
+	for _, owner := range owners {
+		if n, err := e.st.ReleaseClaims(ctx, job.ID, owner); err != nil && ctx.Err() == nil {
+			e.log.Warn("release earlier claims", "job", job.ID, "owner", owner, "err", err)
 		} else if n > 0 {
-			r.log("released claims of a previous owner", "owner", prev, "urls", n)
+			r.log("released claims of an earlier run", "owner", owner, "urls", n)
 		}
 	}
 	r.mu.Lock()
@@ -101,6 +115,11 @@ func (e *Engine) runJob(ctx context.Context, job store.Job) {
 	go func() {
 		defer close(hbDone)
 		r.heartbeatLoop(jctx, cancel)
+	}()
+	rcDone := make(chan struct{})
+	go func() {
+		defer close(rcDone)
+		r.reclaimLoop(jctx)
 	}()
 
 	if !r.prog.Seeded {
@@ -135,6 +154,7 @@ func (e *Engine) runJob(ctx context.Context, job store.Job) {
 	}
 	cancel(errJobDone)
 	<-hbDone
+	<-rcDone
 
 	// Claims in hand go back to the queue, whatever stopped the run.
 	bg, bgCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -221,7 +241,9 @@ func (r *jobRun) heartbeatLoop(ctx context.Context, cancel context.CancelCauseFu
 // seed queues the start URL and the sitemaps' URLs.
 func (r *jobRun) seed(ctx context.Context) error {
 	e := r.e
-	if _, err := e.st.EnqueueURLs(ctx, r.job.ID, []store.FrontierURL{{URL: r.spec.URL, Depth: 0}}); err != nil {
+	if err := r.retryStore(ctx, "seed", func(ctx context.Context) error {
+		return r.enqueue(ctx, []store.FrontierURL{{URL: r.spec.URL, Depth: 0}})
+	}); err != nil {
 		return err
 	}
 	if r.spec.Sitemap() && r.spec.Depth() >= 1 {
@@ -244,15 +266,14 @@ func (r *jobRun) seed(ctx context.Context) error {
 				urls = append(urls, store.FrontierURL{URL: c, Depth: 1})
 			}
 		}
-		n, err := e.st.EnqueueURLs(ctx, r.job.ID, urls)
-		if err != nil {
+		if err := r.retryStore(ctx, "seed", func(ctx context.Context) error { return r.enqueue(ctx, urls) }); err != nil {
 			return err
 		}
 		r.mu.Lock()
 		r.prog.SitemapURLs += int64(len(pages))
 		r.mu.Unlock()
 		if len(pages) > 0 {
-			r.log("sitemap seeded", "urls", len(pages), "new", n)
+			r.log("sitemap seeded", "urls", len(pages))
 		}
 	}
 	return nil
@@ -289,9 +310,11 @@ func (r *jobRun) admit(ctx context.Context, base *url.URL, href string) (string,
 }
 
 // worker claims and processes URLs until the job has no work left.
+// A worker never exits on an error: it waits and tries again, so that a job
+// outlives an outage of MariaDB.
 func (r *jobRun) worker(ctx context.Context) {
-	e := r.e
 	idle := 20 * time.Millisecond
+	var wait backoff
 	for {
 		select {
 		case <-r.done:
@@ -301,26 +324,35 @@ func (r *jobRun) worker(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		items, err := e.st.ClaimURLs(ctx, store.ClaimRequest{
-			JobID: r.job.ID, Owner: e.cfg.Owner, N: 1, Lease: e.cfg.URLLease, Budget: r.spec.MaxPages,
-		})
-		if err != nil {
-			if ctx.Err() == nil {
-				r.errs.add("claim urls: %v", err)
-				sleepCtx(ctx, time.Second)
+		items, err := r.claim(ctx)
+		if err == nil && len(items) == 0 {
+			var c store.FrontierCounts
+			if c, err = r.e.st.FrontierCounts(ctx, r.job.ID); err == nil {
+				if c.Claimed == 0 && (c.Queued == 0 || c.Done >= int64(r.spec.MaxPages)) {
+					r.finishWorkers()
+					return
+				}
+				r.resumed()
+				wait.reset()
+				sleepCtx(ctx, idle)
+				idle = min(idle*2, 500*time.Millisecond)
+				continue
 			}
-			continue
 		}
-		if len(items) == 0 {
-			c, err := e.st.FrontierCounts(ctx, r.job.ID)
-			if err == nil && c.Claimed == 0 && (c.Queued == 0 || c.Done >= int64(r.spec.MaxPages)) {
-				r.finishWorkers()
+		if err != nil {
+			if ctx.Err() != nil {
 				return
 			}
-			sleepCtx(ctx, idle)
-			idle = min(idle*2, 500*time.Millisecond)
+			if store.Unavailable(err) {
+				r.stalled("MariaDB (claim urls)", err)
+			} else {
+				r.errs.add("claim urls: %v", err)
+			}
+			sleepCtx(ctx, wait.next())
 			continue
 		}
+		r.resumed()
+		wait.reset()
 		idle = 20 * time.Millisecond
 		r.process(ctx, items[0])
 	}
@@ -339,27 +371,27 @@ type outcome struct {
 
 // process fetches and indexes one claimed URL and completes its frontier row.
 func (r *jobRun) process(ctx context.Context, it store.FrontierItem) {
+	defer r.release(it)
 	out := r.handle(ctx, it)
-	if ctx.Err() != nil && out.state == "" {
-		return // released when the run ends
-	}
 	if out.state == "" {
-		return
+		return // ctx ended: released when the run ends
 	}
 	e := r.e
-	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	// A store or embedding failure may be passing (a lock timeout, a busy
-	// model server): the URL goes back to the queue for another try or two.
-	if out.state == store.FrontierFailed && (out.reason == FailStore || out.reason == FailEmbed) && it.Attempts < maxAttempts {
-		r.errs.add("%s: %s (attempt %d, will retry): %v", it.URL, out.reason, it.Attempts, out.err)
-		if err := e.st.CompleteURL(bg, r.job.ID, it.URLHash, e.cfg.Owner, store.FrontierQueued, "retry"); err != nil {
+	if retry(it, out) {
+		if store.Unavailable(out.err) {
+			r.stalled("MariaDB (store page)", out.err)
+		} else {
+			r.errs.add("%s: %s (attempt %d, will retry): %v", it.URL, out.reason, it.Attempts, out.err)
+		}
+		if err := r.complete(ctx, it, store.FrontierQueued, "retry"); err != nil && ctx.Err() == nil {
 			e.log.Warn("requeue url", "job", r.job.ID, "url", it.URL, "err", err)
 		}
 		return
 	}
-	if err := e.st.CompleteURL(bg, r.job.ID, it.URLHash, e.cfg.Owner, out.state, out.reason); err != nil {
-		e.log.Warn("complete url", "job", r.job.ID, "url", it.URL, "err", err)
+	if err := r.complete(ctx, it, out.state, out.reason); err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("complete url", "job", r.job.ID, "url", it.URL, "err", err)
+		}
 		return
 	}
 	ev := Event{Type: EventPage, JobID: r.job.ID, At: time.Now().UTC(), URL: it.URL, Depth: it.Depth, Reason: out.reason, Chunks: out.chunks}
@@ -381,6 +413,23 @@ func (r *jobRun) process(ctx context.Context, it store.FrontierItem) {
 		r.errs.add("%s: %s: %v", it.URL, out.reason, out.err)
 	}
 	e.hub.publish(ev)
+}
+
+// retry reports whether a failed URL goes back to the queue. A store or
+// embedding failure may be passing (a lock timeout, a busy model server): the
+// URL gets another try or two. A store failure because MariaDB is unreachable
+// is not the page's fault: it is retried up to maxOutageAttempts.
+func retry(it store.FrontierItem, out outcome) bool {
+	if out.state != store.FrontierFailed {
+		return false
+	}
+	switch {
+	case out.reason == FailStore && store.Unavailable(out.err):
+		return it.Attempts < maxOutageAttempts
+	case out.reason == FailStore || out.reason == FailEmbed:
+		return it.Attempts < maxAttempts
+	}
+	return false
 }
 
 // failLabel keeps the metric's label set small.
@@ -578,25 +627,11 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 	return r.enqueue(ctx, urls)
 }
 
-// enqueue adds URLs to the frontier, retrying InnoDB deadlocks: workers
-// inserting overlapping links at once can deadlock on the unique key.
-// TODO(store): store.EnqueueURLs could retry these itself, as its
-// transactions do.
+// enqueue adds URLs to the frontier (store.EnqueueURLs retries deadlocks of
+// workers inserting overlapping links).
 func (r *jobRun) enqueue(ctx context.Context, urls []store.FrontierURL) error {
-	var err error
-	for attempt := 1; attempt <= 5; attempt++ {
-		if _, err = r.e.st.EnqueueURLs(ctx, r.job.ID, urls); err == nil || !deadlock(err) {
-			return err
-		}
-		sleepCtx(ctx, time.Duration(attempt)*20*time.Millisecond)
-	}
+	_, err := r.e.st.EnqueueURLs(ctx, r.job.ID, urls)
 	return err
-}
-
-// deadlock reports an InnoDB deadlock (1213) or lock wait timeout (1205).
-func deadlock(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
 }
 
 // classifyFetchError maps a fetch error to a frontier outcome.
@@ -637,5 +672,5 @@ func (e *Engine) Status(ctx context.Context, id string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	return buildStatus(job, loadProgress(job.Counters), fr)
+	return buildStatus(job, loadProgress(job.Counters), fr, time.Now())
 }

@@ -16,6 +16,8 @@ type metrics struct {
 	stageDur   *prometheus.HistogramVec
 	queueDepth prometheus.Gauge
 	running    prometheus.Gauge
+	stalls     prometheus.Counter
+	reclaimed  prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -34,10 +36,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		stageDur:   prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Subsystem: sub, Name: "stage_duration_seconds", Help: "Per-page time in each pipeline stage.", Buckets: buckets}, []string{"stage"}),
 		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "queue_depth", Help: "Queued frontier URLs of the jobs this process runs."}),
 		running:    prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "jobs_running", Help: "Jobs this process is running."}),
+		stalls:     prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "job_stalls_total", Help: "Times a running job stalled waiting for MariaDB."}),
+		reclaimed:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "claims_reclaimed_total", Help: "Frontier claims returned to the queue by a job's reclaim loop (expired or lost)."}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.fetched, m.stored, m.unchanged, m.failed, m.skipped, m.bytes, m.chunks,
-			m.fetchDur, m.embedDur, m.stageDur, m.queueDepth, m.running)
+			m.fetchDur, m.embedDur, m.stageDur, m.queueDepth, m.running, m.stalls, m.reclaimed)
 	}
 	return m
 }

@@ -86,10 +86,24 @@ type Rates struct {
 	ChunksPerSec float64 `json:"chunks_per_sec"`
 }
 
+// JobStalled is the status shown for a running job that no crawler is
+// working on: its owner stopped renewing the lease (the process died or lost
+// MariaDB) and no other crawler has taken the job over yet. It is not stored:
+// the job is still running in MariaDB and resumes when a crawler claims it.
+const JobStalled store.JobStatus = "stalled"
+
+// Stall says why a job is stalled.
+type Stall struct {
+	Reason string    `json:"reason"` // StallNoCrawler
+	Detail string    `json:"detail"`
+	Since  time.Time `json:"since"`
+}
+
 // Status is a job as GET /api/v1/crawls/{id} shows it.
 type Status struct {
 	ID         string          `json:"id"`
 	Status     store.JobStatus `json:"status"`
+	Stall      *Stall          `json:"stall,omitempty"` // set when Status is stalled
 	URL        string          `json:"url"`
 	Spec       Spec            `json:"spec"`
 	Counters   Counters        `json:"counters"`
@@ -143,8 +157,9 @@ func frontierReasons(ctx context.Context, st *store.Store, jobID string) (map[st
 	return out, nil
 }
 
-// buildStatus combines the job row, its saved progress and the frontier counts.
-func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[string]int64) (Status, error) {
+// buildStatus combines the job row, its saved progress and the frontier
+// counts, as of now.
+func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[string]int64, now time.Time) (Status, error) {
 	spec, err := decodeSpec(job.Spec)
 	if err != nil {
 		return Status{}, err
@@ -155,6 +170,12 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 	}
 	if st.LastErrors == nil {
 		st.LastErrors = []string{}
+	}
+	if job.Status == store.JobRunning && !job.LeaseUntil.IsZero() && now.After(job.LeaseUntil) {
+		st.Status = JobStalled
+		st.Stall = &Stall{Reason: StallNoCrawler, Since: job.LeaseUntil,
+			Detail: fmt.Sprintf("crawler %q stopped renewing the job's lease at %s and no crawler has taken the job over; it resumes where it stopped when a crawler process claims it",
+				job.Owner, job.LeaseUntil.UTC().Format(time.RFC3339))}
 	}
 	if !job.StartedAt.IsZero() {
 		t := job.StartedAt

@@ -137,17 +137,20 @@ func (w *Worker) deliver(ctx context.Context, it store.OutboxItem) bool {
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	err := w.send(cctx, it)
-	bg, bgCancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer bgCancel()
 	if err == nil {
-		if err := w.st.AckOutbox(bg, it.ID, w.cfg.Owner); err != nil {
+		if err := w.retryStore(ctx, func(ctx context.Context) error { return w.st.AckOutbox(ctx, it.ID, w.cfg.Owner) }); err != nil {
 			w.log.Warn("ack outbox", "id", it.ID, "err", err)
 		}
 		w.delivered.WithLabelValues(it.Kind).Inc()
 		return true
 	}
 	w.failures.WithLabelValues(it.Kind).Inc()
-	next, ferr := w.st.FailOutbox(bg, it.ID, w.cfg.Owner, err)
+	var next time.Time
+	ferr := w.retryStore(ctx, func(ctx context.Context) error {
+		var err2 error
+		next, err2 = w.st.FailOutbox(ctx, it.ID, w.cfg.Owner, err)
+		return err2
+	})
 	if ferr != nil {
 		w.log.Warn("release outbox row", "id", it.ID, "err", ferr)
 		return false
@@ -176,6 +179,25 @@ func (w *Worker) send(ctx context.Context, it store.OutboxItem) error {
 		return w.kg.DeleteDocument(ctx, it.DocumentID)
 	default:
 		return fmt.Errorf("outbox row %d has unknown kind %q", it.ID, it.Kind)
+	}
+}
+
+// retryStore runs an acknowledgement until it succeeds, fails for a reason
+// other than an unreachable MariaDB, or ctx ends: a row delivered to kg must
+// not wait for its lease to expire because MariaDB blinked. A row whose
+// acknowledgement is given up is delivered again after its lease (kg's ingest
+// and delete are idempotent).
+func (w *Worker) retryStore(ctx context.Context, op func(context.Context) error) error {
+	wait := 100 * time.Millisecond
+	for {
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err := op(octx)
+		cancel()
+		if err == nil || !store.Unavailable(err) || ctx.Err() != nil {
+			return err
+		}
+		sleep(ctx, wait)
+		wait = min(2*wait, 5*time.Second)
 	}
 }
 
