@@ -461,3 +461,34 @@ func TestBlocklist(t *testing.T) {
 		}
 	}
 }
+
+func TestFrontierReleaseLostClaims(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`))
+	if _, err := s.EnqueueURLs(ctx, j.ID, []FrontierURL{{"https://example.com/1", 0}, {"https://example.com/2", 0}, {"https://example.com/3", 0}}); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := s.ClaimURLs(ctx, ClaimRequest{JobID: j.ID, Owner: "me", N: 2, Lease: time.Hour})
+	if err != nil || len(mine) != 2 {
+		t.Fatalf("claim: got %d, %v", len(mine), err)
+	}
+	other, err := s.ClaimURLs(ctx, ClaimRequest{JobID: j.ID, Owner: "other", N: 1, Lease: time.Hour})
+	if err != nil || len(other) != 1 {
+		t.Fatalf("claim: got %d, %v", len(other), err)
+	}
+	// mine[0] is still held by a worker; mine[1]'s completion was lost.
+	n, err := s.ReleaseClaimsExcept(ctx, j.ID, "me", []string{mine[0].URLHash})
+	if err != nil || n != 1 {
+		t.Fatalf("ReleaseClaimsExcept: got %d, %v; want 1", n, err)
+	}
+	if c, _ := s.FrontierCounts(ctx, j.ID); c != (FrontierCounts{Queued: 1, Claimed: 2}) {
+		t.Errorf("counts: got %+v, want 1 queued (the lost claim), 2 claimed", c)
+	}
+	if err := s.CompleteURL(ctx, j.ID, mine[0].URLHash, "me", FrontierDone, ""); err != nil {
+		t.Errorf("the kept claim: %v", err)
+	}
+	if n, err := s.ReleaseClaimsExcept(ctx, j.ID, "me", nil); err != nil || n != 0 {
+		t.Errorf("nothing left to release: got %d, %v", n, err)
+	}
+}

@@ -280,19 +280,22 @@ func (h *outageHarness) crawl(t *testing.T, fault string) (res crawlResult) {
 	}
 
 	res.site = site
-	waitFor(t, 180*time.Second, func() bool {
+	var last json.RawMessage
+	for deadline := time.Now().Add(180 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var st struct {
 			Status     string         `json:"status"`
 			Counters   outageCounters `json:"counters"`
 			LastErrors []string       `json:"last_errors"`
 			FinishedAt *time.Time     `json:"finished_at"`
 		}
-		if !getJSON(base+"/api/v1/crawls/"+job.ID, &st) || st.FinishedAt == nil {
-			return false
+		if getJSON(base+"/api/v1/crawls/"+job.ID, &last) && json.Unmarshal(last, &st) == nil && st.FinishedAt != nil {
+			res.Status, res.Counters, res.LastErrors = st.Status, st.Counters, st.LastErrors
+			break
 		}
-		res.Status, res.Counters, res.LastErrors = st.Status, st.Counters, st.LastErrors
-		return true
-	})
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s not finished after 3m; last status: %s", job.ID, last)
+		}
+	}
 	// kg catches up through the outbox (its backoff after a failure is 2s, 4s, 8s …).
 	waitFor(t, 180*time.Second, func() bool { return count(t, db, "SELECT COUNT(*) FROM outbox") == 0 })
 

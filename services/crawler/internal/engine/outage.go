@@ -97,7 +97,8 @@ func (r *jobRun) complete(ctx context.Context, it store.FrontierItem, state stor
 	tries := 0
 	err := r.retryStore(ctx, "complete url", func(ctx context.Context) error {
 		tries++
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		// A page handled while the run was being stopped is still completed.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		return r.e.st.CompleteURL(cctx, r.job.ID, it.URLHash, r.e.cfg.Owner, state, reason)
 	})
