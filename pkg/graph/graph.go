@@ -130,6 +130,8 @@ var schema = []string{
 	"CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE",
 	"CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE",
 	"CREATE CONSTRAINT graph_lock_id IF NOT EXISTS FOR (l:GraphLock) REQUIRE l.id IS UNIQUE",
+	// The change feed is read by sequence number (see feed.go).
+	"CREATE CONSTRAINT graph_change_seq IF NOT EXISTS FOR (c:GraphChange) REQUIRE c.seq IS UNIQUE",
 	"CREATE INDEX entity_name_lower IF NOT EXISTS FOR (e:Entity) ON (e.name_lower)",
 	"CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)",
 	"CREATE INDEX related_doc IF NOT EXISTS FOR ()-[r:RELATED]-() ON (r.doc)",

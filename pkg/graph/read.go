@@ -57,77 +57,60 @@ type MatchResult struct {
 // counters needed to weight the entities' specificity. Unknown ids are listed in
 // Missing, not treated as errors.
 func (s *Store) MatchEntities(ctx context.Context, entityIDs []string, limit int) (MatchResult, error) {
-	ids, err := checkIDList("entity ids", entityIDs, maxMatchIDs)
+	ids, limit, err := checkMatch(entityIDs, limit)
 	if err != nil {
 		return MatchResult{}, fmt.Errorf("match entities: %w", err)
-	}
-	if limit == 0 {
-		limit = defaultLimit
-	}
-	if limit < 0 || limit > maxMatchLimit {
-		return MatchResult{}, fmt.Errorf("match entities: %w", invalid("limit is %d, want 1..%d", limit, maxMatchLimit))
 	}
 	sess := s.session(ctx, neo4j.AccessModeRead)
 	defer sess.Close(ctx)
 	res, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (MatchResult, error) {
-		var out MatchResult
-		var err error
-		if out.TotalChunks, out.TotalDocuments, err = totals(ctx, tx); err != nil {
-			return out, err
-		}
-		stats, err := entityStats(ctx, tx, ids)
-		if err != nil {
-			return out, err
-		}
-		for _, id := range ids {
-			if st, ok := stats[id]; ok {
-				out.Entities = append(out.Entities, st)
-			} else {
-				out.Missing = append(out.Missing, id)
-			}
-		}
-		if len(out.Entities) == 0 {
-			return out, nil
-		}
-		recs, err := run(ctx, tx, `
-			MATCH (e:Entity) WHERE e.id IN $ids
-			MATCH (c:Chunk)-[m:MENTIONS]->(e)
-			WITH c, collect({entity: e.id, count: m.count, confidence: m.confidence}) AS ms,
-				count(e) AS matched,
-				sum(m.confidence * log(1.0 + toFloat($total) / toFloat(CASE WHEN e.chunk_freq > 0 THEN e.chunk_freq ELSE 1 END))) AS score
-			ORDER BY matched DESC, score DESC, c.id
-			LIMIT $limit
-			RETURN c.id AS id, c.doc_id AS doc, c.ordinal AS ordinal, ms, score`,
-			map[string]any{"ids": ids, "total": out.TotalChunks, "limit": int64(limit)})
-		if err != nil {
-			return out, fmt.Errorf("match chunks: %w", err)
-		}
-		for _, r := range recs {
-			cm := ChunkMatch{
-				ChunkID:    str(r, "id"),
-				DocumentID: str(r, "doc"),
-				Ordinal:    i64(r, "ordinal"),
-				Score:      f64(r, "score"),
-			}
-			v, _ := r.Get("ms")
-			list, _ := v.([]any)
-			for _, x := range list {
-				m, _ := x.(map[string]any)
-				cm.Mentions = append(cm.Mentions, ChunkMention{
-					EntityID:   asString(m["entity"]),
-					Count:      asInt(m["count"]),
-					Confidence: asFloat(m["confidence"]),
-				})
-			}
-			slices.SortFunc(cm.Mentions, func(a, b ChunkMention) int { return cmp.Compare(a.EntityID, b.EntityID) })
-			out.Chunks = append(out.Chunks, cm)
-		}
-		return out, nil
+		return matchRead(ctx, txReader{tx}, ids, limit)
 	})
 	if err != nil {
 		return MatchResult{}, fmt.Errorf("match entities: %w", classify(err))
 	}
 	return res, nil
+}
+
+// matchChunks is the Cypher of MatchReader.MatchChunks.
+const matchChunks = `
+	MATCH (e:Entity) WHERE e.id IN $ids
+	MATCH (c:Chunk)-[m:MENTIONS]->(e)
+	WITH c, collect({entity: e.id, count: m.count, confidence: m.confidence}) AS ms,
+		count(e) AS matched,
+		sum(m.confidence * log(1.0 + toFloat($total) / toFloat(CASE WHEN e.chunk_freq > 0 THEN e.chunk_freq ELSE 1 END))) AS score
+	ORDER BY matched DESC, score DESC, c.id
+	LIMIT $limit
+	RETURN c.id AS id, c.doc_id AS doc, c.ordinal AS ordinal, ms, score`
+
+// MatchChunks reads the best chunks mentioning the entities ids.
+func (r txReader) MatchChunks(ctx context.Context, ids []string, totalChunks int64, limit int) ([]ChunkMatch, error) {
+	recs, err := run(ctx, r.tx, matchChunks, map[string]any{"ids": ids, "total": totalChunks, "limit": int64(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("match chunks: %w", err)
+	}
+	out := make([]ChunkMatch, 0, len(recs))
+	for _, r := range recs {
+		cm := ChunkMatch{
+			ChunkID:    str(r, "id"),
+			DocumentID: str(r, "doc"),
+			Ordinal:    i64(r, "ordinal"),
+			Score:      f64(r, "score"),
+		}
+		v, _ := r.Get("ms")
+		list, _ := v.([]any)
+		for _, x := range list {
+			m, _ := x.(map[string]any)
+			cm.Mentions = append(cm.Mentions, ChunkMention{
+				EntityID:   asString(m["entity"]),
+				Count:      asInt(m["count"]),
+				Confidence: asFloat(m["confidence"]),
+			})
+		}
+		slices.SortFunc(cm.Mentions, func(a, b ChunkMention) int { return cmp.Compare(a.EntityID, b.EntityID) })
+		out = append(out, cm)
+	}
+	return out, nil
 }
 
 func checkIDList(field string, ids []string, maxN int) ([]string, error) {
@@ -145,9 +128,10 @@ func checkIDList(field string, ids []string, maxN int) ([]string, error) {
 	return unionIDs(ids), nil
 }
 
-func totals(ctx context.Context, tx neo4j.ManagedTransaction) (chunks, docs int64, err error) {
+// Totals counts the chunks and the ingested documents.
+func (r txReader) Totals(ctx context.Context) (chunks, docs int64, err error) {
 	// Label counts come from Neo4j's count store: constant time.
-	recs, err := run(ctx, tx, `
+	recs, err := run(ctx, r.tx, `
 		CALL () { MATCH (c:Chunk) RETURN count(c) AS chunks }
 		CALL () { MATCH (d:Document) RETURN count(d) AS docs }
 		CALL () { MATCH (p:Placeholder) RETURN count(p) AS placeholders }
@@ -161,8 +145,9 @@ func totals(ctx context.Context, tx neo4j.ManagedTransaction) (chunks, docs int6
 	return i64(recs[0], "chunks"), i64(recs[0], "docs"), nil
 }
 
-func entityStats(ctx context.Context, tx neo4j.ManagedTransaction, ids []string) (map[string]EntityStats, error) {
-	recs, err := run(ctx, tx, `
+// EntityStats reads the entities ids that exist.
+func (r txReader) EntityStats(ctx context.Context, ids []string) (map[string]EntityStats, error) {
+	recs, err := run(ctx, r.tx, `
 		MATCH (e:Entity) WHERE e.id IN $ids
 		RETURN e.id AS id, e.name AS name, e.type AS type, e.doc_freq AS df,
 			e.chunk_freq AS cf, e.mention_count AS mc`, map[string]any{"ids": ids})
@@ -268,29 +253,7 @@ func (s *Store) Expand(ctx context.Context, q ExpandQuery) (ExpandResult, error)
 	sess := s.session(ctx, neo4j.AccessModeRead)
 	defer sess.Close(ctx)
 	res, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (ExpandResult, error) {
-		var out ExpandResult
-		recs, err := run(ctx, tx, `
-			MATCH (e:Entity) WHERE e.id IN $ids
-			RETURN e.id AS id, e.name AS name, e.type AS type`, map[string]any{"ids": q.EntityIDs})
-		if err != nil {
-			return out, fmt.Errorf("read query entities: %w", err)
-		}
-		found := make(map[string]EntityRef, len(recs))
-		for _, r := range recs {
-			found[str(r, "id")] = EntityRef{ID: str(r, "id"), Name: str(r, "name"), Type: str(r, "type")}
-		}
-		for _, id := range q.EntityIDs {
-			if ref, ok := found[id]; ok {
-				out.Found = append(out.Found, ref)
-			} else {
-				out.Missing = append(out.Missing, id)
-			}
-		}
-		if len(found) == 0 {
-			return out, nil
-		}
-		out.Related, err = expandTx(ctx, tx, q)
-		return out, err
+		return expandRead(ctx, txReader{tx}, q)
 	})
 	if err != nil {
 		return ExpandResult{}, fmt.Errorf("expand entities: %w", classify(err))
@@ -298,17 +261,25 @@ func (s *Store) Expand(ctx context.Context, q ExpandQuery) (ExpandResult, error)
 	return res, nil
 }
 
-// hop is one aggregated edge found by neighbours.
-type hop struct {
-	source string
-	target EntityRef
-	edge   Edge
+// EntityRefs reads the entities ids that exist.
+func (r txReader) EntityRefs(ctx context.Context, ids []string) (map[string]EntityRef, error) {
+	recs, err := run(ctx, r.tx, `
+		MATCH (e:Entity) WHERE e.id IN $ids
+		RETURN e.id AS id, e.name AS name, e.type AS type`, map[string]any{"ids": ids})
+	if err != nil {
+		return nil, fmt.Errorf("read query entities: %w", err)
+	}
+	found := make(map[string]EntityRef, len(recs))
+	for _, r := range recs {
+		found[str(r, "id")] = EntityRef{ID: str(r, "id"), Name: str(r, "name"), Type: str(r, "type")}
+	}
+	return found, nil
 }
 
-// neighbours returns, per source entity, its best perSource neighbours (not in
-// exclude) over aggregated edges with confidence >= minConf.
-func neighbours(ctx context.Context, tx neo4j.ManagedTransaction, sources, exclude, types []string, minConf float64, perSource int) ([]hop, error) {
-	recs, err := run(ctx, tx, `
+// Neighbours reads, per source entity, its best perSource neighbours (see
+// ExpandReader).
+func (r txReader) Neighbours(ctx context.Context, sources, exclude, types []string, minConf float64, perSource int) ([]Neighbour, error) {
+	recs, err := run(ctx, r.tx, `
 		UNWIND $sources AS sid
 		MATCH (s:Entity {id: sid})
 		CALL (s) {
@@ -339,12 +310,12 @@ func neighbours(ctx context.Context, tx neo4j.ManagedTransaction, sources, exclu
 	if err != nil {
 		return nil, fmt.Errorf("read neighbours: %w", err)
 	}
-	out := make([]hop, 0, len(recs))
+	out := make([]Neighbour, 0, len(recs))
 	for _, r := range recs {
-		h := hop{
-			source: str(r, "source"),
-			target: EntityRef{ID: str(r, "id"), Name: str(r, "name"), Type: str(r, "etype")},
-			edge: Edge{
+		h := Neighbour{
+			Source: str(r, "source"),
+			Target: EntityRef{ID: str(r, "id"), Name: str(r, "name"), Type: str(r, "etype")},
+			Edge: Edge{
 				Type:       str(r, "type"),
 				Confidence: f64(r, "confidence"),
 				Weight:     f64(r, "weight"),
@@ -354,17 +325,17 @@ func neighbours(ctx context.Context, tx neo4j.ManagedTransaction, sources, exclu
 			},
 		}
 		if out, _ := r.Get("outgoing"); out == true {
-			h.edge.From, h.edge.To = h.source, h.target.ID
+			h.Edge.From, h.Edge.To = h.Source, h.Target.ID
 		} else {
-			h.edge.From, h.edge.To = h.target.ID, h.source
+			h.Edge.From, h.Edge.To = h.Target.ID, h.Source
 		}
 		out = append(out, h)
 	}
 	return out, nil
 }
 
-func expandTx(ctx context.Context, tx neo4j.ManagedTransaction, q ExpandQuery) ([]Related, error) {
-	first, err := neighbours(ctx, tx, q.EntityIDs, q.EntityIDs, q.RelationTypes, q.MinConfidence, q.Limit)
+func expandPaths(ctx context.Context, r ExpandReader, q ExpandQuery) ([]Related, error) {
+	first, err := r.Neighbours(ctx, q.EntityIDs, q.EntityIDs, q.RelationTypes, q.MinConfidence, q.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +347,7 @@ func expandTx(ctx context.Context, tx neo4j.ManagedTransaction, q ExpandQuery) (
 		}
 	}
 	for _, h := range first {
-		better(&Related{Entity: h.target, Hops: 1, Score: h.edge.Confidence, Path: []Edge{h.edge}})
+		better(&Related{Entity: h.Target, Hops: 1, Score: h.Edge.Confidence, Path: []Edge{h.Edge}})
 	}
 	if q.MaxHops == 2 && len(best) > 0 {
 		hop1 := rank(best)
@@ -389,19 +360,19 @@ func expandTx(ctx context.Context, tx neo4j.ManagedTransaction, q ExpandQuery) (
 			via[r.Entity.ID] = r
 			mids = append(mids, r.Entity.ID)
 		}
-		second, err := neighbours(ctx, tx, mids, q.EntityIDs, q.RelationTypes, q.MinConfidence, q.Limit)
+		second, err := r.Neighbours(ctx, mids, q.EntityIDs, q.RelationTypes, q.MinConfidence, q.Limit)
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range second {
-			m := via[h.source]
-			if h.target.ID == m.Entity.ID {
+			m := via[h.Source]
+			if h.Target.ID == m.Entity.ID {
 				continue
 			}
 			mid := m.Entity
 			better(&Related{
-				Entity: h.target, Hops: 2, Score: m.Score * h.edge.Confidence, Via: &mid,
-				Path: []Edge{m.Path[0], h.edge},
+				Entity: h.Target, Hops: 2, Score: m.Score * h.Edge.Confidence, Via: &mid,
+				Path: []Edge{m.Path[0], h.Edge},
 			})
 		}
 	}
@@ -482,12 +453,12 @@ func (s *Store) Entity(ctx context.Context, id string) (EntityDetail, error) {
 			MentionCount: i64(r, "mc"),
 		}
 		out.Aliases = stringList(r, "aliases")
-		hops, err := neighbours(ctx, tx, []string{id}, []string{id}, []string{}, 0, defaultLimit)
+		hops, err := txReader{tx}.Neighbours(ctx, []string{id}, []string{id}, []string{}, 0, defaultLimit)
 		if err != nil {
 			return out, err
 		}
 		for _, h := range hops {
-			out.Relations = append(out.Relations, RelatedEdge{Edge: h.edge, Other: h.target})
+			out.Relations = append(out.Relations, RelatedEdge{Edge: h.Edge, Other: h.Target})
 		}
 		return out, nil
 	})

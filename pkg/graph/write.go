@@ -204,7 +204,7 @@ const writeCurrent = `
 		MERGE (t:Document {id: row.target})
 		ON CREATE SET t.url = row.url, t:Placeholder
 		CREATE (d)-[:LINKS_TO {anchor: row.anchor}]->(t)
-	}` + applyCounters
+	}` + applyCounters + logChange
 
 // applyCounters moves the entity counters by the deltas in $counters. SET e.x = e.x + d
 // is evaluated under the node's write lock.
@@ -241,13 +241,14 @@ func upsertTx(ctx context.Context, tx neo4j.ManagedTransaction, p *prepared) (Up
 			return out, fmt.Errorf("remove previous version: %w", err)
 		}
 	}
+	candidates := unionIDs(sortedKeys(old.contrib), old.relEntities, p.entityIDs)
 	if _, err := run(ctx, tx, writeCurrent, map[string]any{
 		"id": p.id, "entities": orEmpty(p.entities), "chunks": orEmpty(p.chunks), "mentions": orEmpty(p.mentions),
 		"relations": orEmpty(p.relations), "links": orEmpty(p.links), "counters": counterDeltas(old.contrib, p.contrib),
+		"op": ChangeUpsert, "touched": orEmptyS(candidates),
 	}); err != nil {
 		return out, fmt.Errorf("write document: %w", err)
 	}
-	candidates := unionIDs(sortedKeys(old.contrib), old.relEntities, p.entityIDs)
 	if out.RemovedEntities, out.RemovedPlaceholders, err = removeUnsupported(ctx, tx, candidates, old.linkTargets); err != nil {
 		return out, err
 	}
@@ -286,6 +287,7 @@ func deleteTx(ctx context.Context, tx neo4j.ManagedTransaction, id string) error
 		return fmt.Errorf("remove document contribution: %w", err)
 	}
 	// Keep the node as a placeholder when other documents link to it, else delete it.
+	candidates := unionIDs(sortedKeys(old.contrib), old.relEntities)
 	if _, err := run(ctx, tx, `
 		MATCH (d:Document {id: $id})
 		CALL (d) {
@@ -296,10 +298,12 @@ func deleteTx(ctx context.Context, tx neo4j.ManagedTransaction, id string) error
 		CALL (d) {
 			WITH d WHERE NOT d:Placeholder
 			DETACH DELETE d
-		}`+applyCounters, map[string]any{"id": id, "counters": counterDeltas(old.contrib, nil)}); err != nil {
+		}`+applyCounters+logChange, map[string]any{
+		"id": id, "counters": counterDeltas(old.contrib, nil), "op": ChangeDelete, "touched": orEmptyS(candidates),
+	}); err != nil {
 		return fmt.Errorf("delete document node: %w", err)
 	}
-	_, _, err = removeUnsupported(ctx, tx, unionIDs(sortedKeys(old.contrib), old.relEntities), old.linkTargets)
+	_, _, err = removeUnsupported(ctx, tx, candidates, old.linkTargets)
 	return err
 }
 
