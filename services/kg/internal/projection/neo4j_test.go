@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"math"
 	mrand "math/rand/v2"
 	"slices"
@@ -126,12 +127,19 @@ func TestMatchesCypher(t *testing.T) {
 			}
 		}
 	})
-	f := &Follower{P: New(), Src: s}
+	logger := slog.New(slog.NewTextHandler(t.Output(), nil))
+	f := &Follower{P: New(), Src: s, Log: logger}
 	start := time.Now()
 	if err := f.Sync(ctx); err != nil {
 		t.Fatalf("initial load: %v", err)
 	}
 	t.Logf("initial load: %+v in %v", f.P.Size(), time.Since(start))
+	// A second process's projection, loaded now and synced every tenth step: it
+	// applies changes in larger pages and must answer alike.
+	f2 := &Follower{P: New(), Src: s, Batch: 4, Log: logger}
+	if err := f2.Sync(ctx); err != nil {
+		t.Fatalf("initial load of the second projection: %v", err)
+	}
 	compared := 0
 	for step := range 60 {
 		i := g.r.IntN(25)
@@ -149,6 +157,11 @@ func TestMatchesCypher(t *testing.T) {
 		for range 6 {
 			if compareOnce(t, ctx, s, f, g, step) {
 				compared++
+			}
+		}
+		if step%10 == 9 {
+			for range 6 {
+				compareOnce(t, ctx, s, f2, g, step)
 			}
 		}
 	}

@@ -34,6 +34,7 @@ package projection
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/kgsearch/kgsearch/pkg/graph"
@@ -52,11 +53,24 @@ type Projection struct {
 	totalChunks int64
 	totalDocs   int64
 	dirty       []*entity // entities whose groups changed since they were sorted
+	// words interns the few distinct entity types, relation types and sources, so
+	// that each contribution does not keep its own copy.
+	words map[string]string
 }
 
 // New returns an empty projection; it answers once Load or Sync has run.
 func New() *Projection {
-	return &Projection{entities: map[string]*entity{}, docs: map[string]*document{}}
+	return &Projection{entities: map[string]*entity{}, docs: map[string]*document{}, words: map[string]string{}}
+}
+
+func (p *Projection) word(s string) string {
+	if w, ok := p.words[s]; ok {
+		return w
+	}
+	if len(p.words) < 10000 {
+		p.words[s] = s
+	}
+	return s
 }
 
 type chunk struct {
@@ -154,7 +168,7 @@ func (p *Projection) Load(st graph.State) {
 	fresh.seq = st.Seq
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.entities, p.docs, p.chunks, p.free = fresh.entities, fresh.docs, fresh.chunks, fresh.free
+	p.entities, p.docs, p.chunks, p.free, p.words = fresh.entities, fresh.docs, fresh.chunks, fresh.free, fresh.words
 	p.totalChunks, p.totalDocs, p.seq, p.loaded = fresh.totalChunks, fresh.totalDocs, st.Seq, true
 }
 
@@ -175,7 +189,12 @@ func (p *Projection) apply(st graph.State) {
 	}
 	for _, es := range st.Entities {
 		e := p.entity(es.ID)
+		id := e.stats.ID // the map's key: one copy of the id
 		e.stats, e.nameLower, e.exists = es.EntityStats, es.NameLower, true
+		e.stats.ID, e.stats.Type = id, p.word(es.Type)
+		if es.NameLower == strings.ToLower(es.Name) && es.NameLower == es.Name {
+			e.nameLower = e.stats.Name
+		}
 	}
 	for _, id := range st.Gone {
 		if e := p.entities[id]; e != nil {
@@ -264,21 +283,30 @@ func (p *Projection) addDoc(ds graph.DocState) {
 	p.docs[ds.ID] = d
 	p.totalDocs++
 	seen := map[string]bool{}
+	ids := make(map[string]string, len(ds.Chunks)) // chunk ids, for evidence
 	for _, c := range ds.Chunks {
 		slot := p.slot(chunk{id: c.ID, doc: ds.ID, ordinal: c.Ordinal})
+		ids[c.ID] = c.ID
 		d.chunks = append(d.chunks, slot)
 		for _, m := range c.Mentions {
 			e := p.entity(m.EntityID)
 			e.postings = append(e.postings, posting{chunk: slot, count: m.Count, conf: m.Confidence})
 			if !seen[m.EntityID] {
 				seen[m.EntityID] = true
-				d.mentioned = append(d.mentioned, m.EntityID)
+				d.mentioned = append(d.mentioned, e.stats.ID)
 			}
 		}
 	}
 	for _, r := range ds.Relations {
-		c := &contrib{from: r.From, to: r.To, typ: r.Type, doc: ds.ID, source: r.Source,
-			weight: r.Weight, conf: r.Confidence, evidence: r.Evidence}
+		ev := make([]string, len(r.Evidence))
+		for i, x := range r.Evidence {
+			if id, ok := ids[x]; ok {
+				x = id
+			}
+			ev[i] = x
+		}
+		c := &contrib{from: p.entity(r.From).stats.ID, to: p.entity(r.To).stats.ID, typ: p.word(r.Type), doc: ds.ID,
+			source: p.word(r.Source), weight: r.Weight, conf: r.Confidence, evidence: ev}
 		d.relations = append(d.relations, c)
 		p.link(r.From, groupKey{r.To, r.Type, true}, c)
 		p.link(r.To, groupKey{r.From, r.Type, false}, c)
