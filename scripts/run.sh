@@ -71,6 +71,7 @@ step "search: \"$query\" (TOON)"
 curl -fsS -G "$search/api/v1/search" --data-urlencode "q=$query" --data-urlencode "k=5" -H 'Accept: text/toon'
 echo
 
+go build -o bin/ ./cmd/kgs
 cat <<EOT
 
 == running
@@ -79,5 +80,7 @@ cat <<EOT
   crawler  $crawler  (POST /api/v1/crawls)
   kg       $kg       (GET /api/v1/stats)
   site     $site
+  mcp      $search/mcp   (streamable HTTP; on stdio for an agent: bin/kgs mcp)
+  cli      bin/kgs search "$query" | bin/kgs crawl URL --wait | bin/kgs status | bin/kgs --help
   logs     $KGS_STATE/logs/    stop everything with: make down
 EOT

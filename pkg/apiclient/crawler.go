@@ -59,6 +59,35 @@ func (c Counters) Processed() int64 {
 	return c.Stored + c.Unchanged + c.Deleted + c.Empty + c.Failed + c.SkippedTotal()
 }
 
+// Add counts one page event into c, to keep counters current between the
+// job's own counters (which progress events carry about once a second).
+func (c *Counters) Add(ev Event) {
+	switch ev.Outcome {
+	case "stored":
+		c.Stored++
+	case "unchanged":
+		c.Unchanged++
+	case "deleted":
+		c.Deleted++
+	case "empty":
+		c.Empty++
+	case "failed":
+		c.Failed++
+		if c.FailedBy == nil {
+			c.FailedBy = map[string]int64{}
+		}
+		c.FailedBy[ev.Reason]++
+	case "skipped":
+		if c.Skipped == nil {
+			c.Skipped = map[string]int64{}
+		}
+		c.Skipped[ev.Reason]++
+	}
+}
+
+// Budget is the pages that used the job's page budget (max_pages).
+func (c Counters) Budget() int64 { return c.Stored + c.Unchanged + c.Deleted + c.Empty }
+
 // CrawlStatus is a crawl job as GET /api/v1/crawls/{id} answers it.
 type CrawlStatus struct {
 	ID     string `json:"id"`

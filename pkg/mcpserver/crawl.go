@@ -86,33 +86,12 @@ func newProgress(ctx context.Context, req *mcp.CallToolRequest, st *apiclient.Cr
 func (p *progress) event(ev apiclient.Event) error {
 	switch {
 	case ev.Type == "page":
-		countPage(&p.counters, ev)
+		p.counters.Add(ev)
 	case ev.Status != nil && ev.Status.Counters.Processed() >= p.counters.Processed():
 		p.counters = ev.Status.Counters
 	}
 	p.send(p.ctx, p.counters, false)
 	return nil
-}
-
-// countPage adds one page event to counters (until the job's own counters arrive).
-func countPage(c *apiclient.Counters, ev apiclient.Event) {
-	switch ev.Outcome {
-	case "stored":
-		c.Stored++
-	case "unchanged":
-		c.Unchanged++
-	case "deleted":
-		c.Deleted++
-	case "empty":
-		c.Empty++
-	case "failed":
-		c.Failed++
-	case "skipped":
-		if c.Skipped == nil {
-			c.Skipped = map[string]int64{}
-		}
-		c.Skipped[ev.Reason]++
-	}
 }
 
 // send notifies the client when progress grew (at most every progressStep unless final).

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgsearch/kgsearch/internal/kgscli"
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/pkg/mcpserver"
@@ -186,4 +188,77 @@ func countJobs(t *testing.T, base string) int {
 		t.Fatal(err)
 	}
 	return len(out.Crawls)
+}
+
+// kgs runs the command line in process against base (the crawler) with key.
+func kgs(t *testing.T, base, key string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb strings.Builder
+	env := map[string]string{"KGS_CRAWLER_URL": base, "KGS_API_KEY": key}
+	code := kgscli.Main(context.Background(), args, kgscli.IO{In: strings.NewReader(""), Out: &out, Err: &errb,
+		Getenv: func(k string) string { return env[k] }})
+	return code, out.String(), errb.String()
+}
+
+// TestCLIOnTheRealCrawler crawls the test site with `kgs crawl --wait`: the
+// progress lines (fed by the crawl's events) end at the job's final counts;
+// then documents are listed, read and deleted; a wrong key changes nothing.
+func TestCLIOnTheRealCrawler(t *testing.T) {
+	site := testsite.New(testsite.Options{})
+	t.Cleanup(site.Close)
+	base := startCrawler(t, site)
+
+	code, _, errs := kgs(t, base, "wrong-key-0123456789", "crawl", site.SeedURL(), "--wait")
+	if code != kgscli.ExitAuth || !strings.Contains(errs, "401") {
+		t.Fatalf("wrong key: exit %d %q, want 3 with the crawler's 401", code, errs)
+	}
+	if n := countJobs(t, base); n != 0 {
+		t.Fatalf("a refused crawl created %d jobs", n)
+	}
+
+	code, out, errs := kgs(t, base, agentKey, "crawl", site.SeedURL(), "--depth", "1", "--no-sitemap", "--tags", "site",
+		"--wait", "--format", "json")
+	if code != 0 {
+		t.Fatalf("kgs crawl: exit %d: %s", code, errs)
+	}
+	var st apiclient.CrawlStatus
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("kgs crawl --format json: %v\n%s", err, out)
+	}
+	want := site.CanonicalPages(testsite.Crawl{MaxDepth: 1, RespectRobots: true, Canon: canon.DefaultOptions()})
+	if st.Status != "done" || st.Counters.Stored != int64(len(want)) {
+		t.Fatalf("crawl: %s with %d stored, want done with %d", st.Status, st.Counters.Stored, len(want))
+	}
+	var last string
+	for _, l := range strings.Split(errs, "\n") {
+		if strings.HasPrefix(l, "progress: ") {
+			last = l
+		}
+	}
+	c := st.Counters
+	wantLast := fmt.Sprintf("progress: %d pages: %d stored, %d unchanged, %d failed, %d skipped; %d chunks;",
+		c.Processed(), c.Stored, c.Unchanged, c.Failed, c.SkippedTotal(), c.Chunks)
+	if !strings.HasPrefix(last, wantLast) {
+		t.Errorf("last progress line %q, want it to start %q", last, wantLast)
+	}
+	t.Logf("last progress line: %s", last)
+
+	code, out, errs = kgs(t, base, "", "docs", "list", "--format", "json", "--limit", "1000")
+	var page apiclient.DocumentPage
+	if err := json.Unmarshal([]byte(out), &page); code != 0 || err != nil || len(page.Documents) != len(want) {
+		t.Fatalf("docs list: exit %d %v, %d documents, want %d (%s)", code, err, len(page.Documents), len(want), errs)
+	}
+	id := page.Documents[0].ID
+	if code, out, _ := kgs(t, base, "", "docs", "get", id, "--chunks"); code != 0 || !strings.Contains(out, `"start_offset"`) {
+		t.Errorf("docs get --chunks: exit %d %q", code, out)
+	}
+	if code, _, errs := kgs(t, base, "", "docs", "delete", id); code != kgscli.ExitAuth {
+		t.Errorf("docs delete without a key: exit %d %q, want 3", code, errs)
+	}
+	if code, out, errs := kgs(t, base, agentKey, "docs", "delete", id); code != 0 || !strings.Contains(out, "deleted "+id) {
+		t.Errorf("docs delete: exit %d %q %q", code, out, errs)
+	}
+	if code, _, errs := kgs(t, base, "", "docs", "get", id); code != kgscli.ExitNotFound || !strings.Contains(errs, "not found") {
+		t.Errorf("docs get after delete: exit %d %q, want 4", code, errs)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgsearch/kgsearch/internal/kgscli"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/mcpserver"
 	"github.com/kgsearch/kgsearch/pkg/toon"
@@ -176,4 +177,36 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.key)
 	return b.next.RoundTrip(r)
+}
+
+// TestCLISearchOnTheRealSearchService runs `kgs search` against the service.
+func TestCLISearchOnTheRealSearchService(t *testing.T) {
+	env, _ := mcpEnv(t)
+	run := func(args ...string) (int, string, string) {
+		var out, errb strings.Builder
+		code := kgscli.Main(context.Background(), args, kgscli.IO{In: strings.NewReader(""), Out: &out, Err: &errb,
+			Getenv: func(k string) string { return map[string]string{"KGS_SEARCH_URL": env.HTTP.URL}[k] }})
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := run("search", "postgresql streaming replication", "--format", "json", "--k", "2")
+	var got searchResults
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Results) == 0 ||
+		got.Results[0].URL != "https://docs.example.org/postgres/replication" {
+		t.Fatalf("kgs search --format json: exit %d %v %q %q", code, err, out, errs)
+	}
+	code, out, _ = run("search", "postgresql streaming replication", "--explain")
+	for _, want := range []string{"SCORE", "VECTOR", "BM25", "PostgreSQL streaming replication", "https://docs.example.org/postgres/replication", "explain: weights"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("kgs search table: exit %d, missing %q in\n%s", code, want, out)
+		}
+	}
+	code, out, _ = run("search", "redis", "--format", "toon")
+	if err := toon.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.ResultCount == 0 {
+		t.Errorf("kgs search --format toon: exit %d %v", code, err)
+	}
+	// A value only the service can judge: exit 2 with the service's reason.
+	code, _, errs = run("search", "x", "--after", "last tuesday")
+	if code != kgscli.ExitUsage || !strings.Contains(errs, "published_after") {
+		t.Errorf("bad --after: exit %d %q", code, errs)
+	}
 }

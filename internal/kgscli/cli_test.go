@@ -1,0 +1,246 @@
+package kgscli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
+)
+
+const key = "cli-test-key-0123456789"
+
+// fake is one httptest server answering as search, crawler and kg, checking the
+// API key on every request.
+type fake struct {
+	srv      *httptest.Server
+	requests atomic.Int64
+}
+
+func newFake(t *testing.T) *fake {
+	f := &fake{}
+	mux := http.NewServeMux()
+	status := func(state string, stored, failed, chunks int64) *apiclient.CrawlStatus {
+		s := &apiclient.CrawlStatus{ID: "job1", Status: state, URL: "https://a.example/", RunningMS: 1500}
+		s.Spec.MaxPages = 10
+		s.Counters = apiclient.Counters{Stored: stored, Failed: failed, Chunks: chunks,
+			FailedBy: map[string]int64{"http_500": failed}, Skipped: map[string]int64{"robots": 2}}
+		return s
+	}
+	mux.HandleFunc("POST /api/v1/crawls", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(202)
+		_ = json.NewEncoder(w).Encode(status("queued", 0, 0, 0))
+	})
+	mux.HandleFunc("GET /api/v1/crawls/job1/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		send := func(ev apiclient.Event) {
+			b, _ := json.Marshal(ev)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, b)
+			w.(http.Flusher).Flush()
+		}
+		send(apiclient.Event{Type: "progress", JobID: "job1", Status: status("running", 0, 0, 0)})
+		for i := range 6 {
+			send(apiclient.Event{Type: "page", JobID: "job1", URL: fmt.Sprint(i), Outcome: "stored", Chunks: 2})
+		}
+		send(apiclient.Event{Type: "progress", JobID: "job1", Status: status("running", 6, 0, 12)})
+		send(apiclient.Event{Type: "page", JobID: "job1", Outcome: "failed", Reason: "http_500"})
+		send(apiclient.Event{Type: "summary", JobID: "job1", Status: status("done", 7, 1, 15)})
+	})
+	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("format") == "toon" {
+			w.Header().Set("Content-Type", "text/toon")
+			fmt.Fprint(w, "results[1]{rank,url}:\n  1,\"https://a.example/x\"\nresult_count: 1")
+			return
+		}
+		fmt.Fprint(w, `{"query":{"normalized":"venv","entities":[{"text":"venv","type":"module"}]},"result_count":1,"total_time_ms":3.5,
+			"results":[{"rank":1,"url":"https://a.example/x","title":"Virtual environments","preview":"venv creates environments",
+			"score":0.8,"score_breakdown":{"vector":0.9,"graph":0.4,"bm25":1,"recency":0.6,"title":0.7},"source":"vector+bm25","chunk_id":"42","start":10,"end":90}],
+			"suggested_queries":["venv activate"],"degraded":[],"explain":{"weights":"vector:1","fusion":"weighted","candidates":100,"retrievers":{"bm25":{"hits":3,"took_ms":1.5}}}}`)
+	})
+	mux.HandleFunc("GET /api/v1/documents/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(404)
+		fmt.Fprintf(w, `{"title":"not found","status":404,"detail":"document %s not found"}`, r.PathValue("id"))
+	})
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.requests.Add(1)
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(401)
+			fmt.Fprint(w, `{"title":"unauthorized","status":401,"detail":"this endpoint needs the header Authorization: Bearer <api key>"}`)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// run runs kgs with the fake's URLs in the environment.
+func run(t *testing.T, f *fake, terminal bool, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := map[string]string{"KGS_SEARCH_URL": f.srv.URL, "KGS_CRAWLER_URL": f.srv.URL, "KGS_KG_URL": f.srv.URL, "KGS_API_KEY": key}
+	code = Main(context.Background(), args, IO{In: strings.NewReader(""), Out: &out, Err: &errb, IsTerminal: terminal,
+		Getenv: func(k string) string { return env[k] }})
+	return code, out.String(), errb.String()
+}
+
+func TestCrawlWaitShowsProgressToTheFinalCounts(t *testing.T) {
+	f := newFake(t)
+	code, out, errs := run(t, f, false, "crawl", "https://a.example/", "--max-pages", "10", "--wait")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var progress []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "progress: ") {
+			progress = append(progress, l)
+		}
+	}
+	if len(progress) == 0 {
+		t.Fatalf("no progress lines:\n%s", out)
+	}
+	// 7 stored + 1 failed + 2 skipped, 15 chunks: the summary's counts.
+	if last := progress[len(progress)-1]; !strings.HasPrefix(last, "progress: 10 pages: 7 stored, 0 unchanged, 1 failed, 2 skipped; 15 chunks") {
+		t.Errorf("last progress line: %q, want the final counts", last)
+	}
+	if sum := lines[len(lines)-1]; !strings.Contains(sum, "crawl job1 done") || !strings.Contains(sum, "7 stored") ||
+		!strings.Contains(sum, "1 failed (http_500: 1)") || !strings.Contains(sum, "2 skipped (robots: 2)") {
+		t.Errorf("summary: %q", sum)
+	}
+
+	// On a terminal: a bar redrawn in place, ending full with the final counts.
+	code, out, _ = run(t, f, true, "crawl", "https://a.example/", "--wait")
+	last := out[strings.LastIndex(out, "\r"):]
+	if code != 0 || !strings.Contains(last, "[========================] 7/10 10 pages: 7 stored") || !strings.Contains(last, "15 chunks") {
+		t.Errorf("bar: exit %d, last frame %q", code, last)
+	}
+
+	// --format json: the final status on stdout parses; progress went to stderr.
+	code, out, errs = run(t, f, false, "crawl", "https://a.example/", "--wait", "--format", "json")
+	var st apiclient.CrawlStatus
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || st.Counters.Stored != 7 || !strings.Contains(errs, "progress: ") {
+		t.Errorf("json: exit %d, %v, %+v, stderr %q", code, err, st, errs)
+	}
+}
+
+func TestSearchFormats(t *testing.T) {
+	f := newFake(t)
+	code, out, errs := run(t, f, false, "search", "venv", "--k", "3", "--explain")
+	for _, want := range []string{"1 results in 3.5 ms", "venv (module)", "SCORE", "VECTOR", "GRAPH", "BM25", "0.800", "0.900", "0.400",
+		"https://a.example/x  [chunk 42, bytes 10-90]", "try also: venv activate", "bm25          3 hits      1.5 ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table: missing %q in\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("table: exit %d %s", code, errs)
+	}
+	code, out, _ = run(t, f, false, "search", "venv", "--format", "json")
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v["result_count"] != float64(1) {
+		t.Errorf("--format json: exit %d, %v: %q", code, err, out)
+	}
+	code, out, _ = run(t, f, false, "search", "venv", "--format", "toon")
+	if code != 0 || !strings.HasPrefix(out, "results[1]{rank,url}:") {
+		t.Errorf("--format toon: exit %d %q", code, out)
+	}
+}
+
+func TestExitCodesAndMessages(t *testing.T) {
+	f := newFake(t)
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"search"}, ExitUsage, "want the query"},
+		{[]string{"search", "x", "--k", "0x"}, ExitUsage, "invalid argument"},
+		{[]string{"search", "x", "--k", "500"}, ExitUsage, "--k: want 1..100"},
+		{[]string{"search", "x", "--format", "yaml"}, ExitUsage, "--format"},
+		{[]string{"search", "x", "--mmr", "3"}, ExitUsage, "--mmr"},
+		{[]string{"search", "  "}, ExitUsage, "empty"},
+		{[]string{"crawl", "ftp://a.example/"}, ExitUsage, "not an http(s) URL"},
+		{[]string{"crawl", "https://a.example/", "--max-pages", "-5"}, ExitUsage, "--max-pages"},
+		{[]string{"crawl", "https://a.example/", "--include", "("}, ExitUsage, "not a regular expression"},
+		{[]string{"crawl", "https://a.example/", "--progress", "fancy"}, ExitUsage, "--progress"},
+		{[]string{"crawl", "https://a.example/", "--nope"}, ExitUsage, "unknown flag: --nope"},
+		{[]string{"docs", "list", "--limit", "0"}, ExitUsage, "--limit"},
+		{[]string{"docs", "delete"}, ExitUsage, "document ids"},
+		{[]string{"status", "--search-url", "localhost:8080"}, ExitUsage, "--search-url"},
+		{[]string{"nosuchcommand"}, ExitUsage, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, errs := run(t, f, false, c.args...)
+		if code != c.code || !strings.Contains(errs, c.msg) {
+			t.Errorf("kgs %v: exit %d %q, want %d with %q", c.args, code, errs, c.code, c.msg)
+		}
+	}
+	if n := f.requests.Load(); n != 0 {
+		t.Errorf("bad command lines sent %d requests", n)
+	}
+
+	code, _, errs := run(t, f, false, "docs", "get", "nosuch")
+	if code != ExitNotFound || !strings.Contains(errs, "document nosuch not found") {
+		t.Errorf("docs get unknown: exit %d %q", code, errs)
+	}
+	code, _, errs = run(t, f, false, "crawl", "https://a.example/", "--api-key", "wrong-key-0123456789")
+	if code != ExitAuth || !strings.Contains(errs, "401") || !strings.Contains(errs, "Authorization: Bearer") {
+		t.Errorf("wrong key: exit %d %q, want 3 with the service's message", code, errs)
+	}
+	f.srv.Close()
+	code, _, errs = run(t, f, false, "search", "x")
+	if code != ExitUnreachable || !strings.Contains(errs, "unreachable") {
+		t.Errorf("service down: exit %d %q", code, errs)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	f := newFake(t)
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		code, out, errs := run(t, f, false, "completion", shell)
+		if code != 0 || !strings.Contains(out, "kgs") || len(out) < 500 {
+			t.Errorf("completion %s: exit %d, %d bytes, %s", shell, code, len(out), errs)
+		}
+	}
+}
+
+// TestMCPOnStdio speaks MCP to `kgs mcp` through its stdin and stdout.
+func TestMCPOnStdio(t *testing.T) {
+	f := newFake(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	env := map[string]string{"KGS_SEARCH_URL": f.srv.URL, "KGS_API_KEY": key}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"mcp"}, IO{In: inR, Out: outW, Err: io.Discard, Getenv: func(k string) string { return env[k] }})
+		outW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": "venv"}})
+	if err != nil || res.IsError || !strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "results[1]{rank,url}:") {
+		t.Errorf("search over stdio: %v %+v", err, res)
+	}
+	cs.Close()
+	inW.Close()
+	cancel()
+	if code := <-done; code != 0 && code != ExitError {
+		t.Errorf("kgs mcp exit %d", code)
+	}
+}
