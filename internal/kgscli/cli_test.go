@@ -55,6 +55,9 @@ func newFake(t *testing.T) *fake {
 		send(apiclient.Event{Type: "page", JobID: "job1", Outcome: "failed", Reason: "http_500"})
 		send(apiclient.Event{Type: "summary", JobID: "job1", Status: status("done", 7, 1, 15)})
 	})
+	mux.HandleFunc("GET /api/v1/crawls/job1", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(status("running", 3, 0, 6))
+	})
 	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("format") == "toon" {
 			w.Header().Set("Content-Type", "text/toon")
@@ -132,6 +135,18 @@ func TestCrawlWaitShowsProgressToTheFinalCounts(t *testing.T) {
 	var st apiclient.CrawlStatus
 	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || st.Counters.Stored != 7 || !strings.Contains(errs, "progress: ") {
 		t.Errorf("json: exit %d, %v, %+v, stderr %q", code, err, st, errs)
+	}
+}
+
+func TestJob(t *testing.T) {
+	f := newFake(t)
+	code, out, _ := run(t, f, false, "job", "job1")
+	if code != 0 || !strings.HasPrefix(out, "crawl job1 running in 1.5s: 3 stored") {
+		t.Errorf("job: exit %d %q", code, out)
+	}
+	code, out, _ = run(t, f, false, "job", "job1", "--wait")
+	if code != 0 || !strings.Contains(out, "crawl job1 done in 1.5s: 7 stored") {
+		t.Errorf("job --wait: exit %d %q", code, out)
 	}
 }
 
