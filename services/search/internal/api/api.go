@@ -38,12 +38,24 @@ type EntityLister interface {
 	Entities(ctx context.Context, prefix, typ string, limit int) (*kgapi.EntityList, error)
 }
 
-// Deps are the API's collaborators. KG and Reindex may be nil.
+// Reindexer rebuilds the BM25 index from the store.
+type Reindexer interface {
+	Reindex(ctx context.Context) error
+}
+
+// ReindexFunc is a function as a Reindexer.
+type ReindexFunc func(ctx context.Context) error
+
+// Reindex calls f.
+func (f ReindexFunc) Reindex(ctx context.Context) error { return f(ctx) }
+
+// Deps are the API's collaborators, each an interface of what the API uses. KG and
+// Reindex may be nil.
 type Deps struct {
 	Search  Searcher
 	Index   Index
 	KG      EntityLister
-	Reindex func(ctx context.Context) error // rebuilds the BM25 index from the store
+	Reindex Reindexer
 	// Info is added to the status answer (model, version, ...).
 	Info map[string]any
 	// SuggestTimeout bounds the kg call of suggest; default 300ms.
@@ -259,7 +271,7 @@ func (a *API) reindex(c *gin.Context) error {
 		defer a.reindexing.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
 		defer cancel()
-		err := a.d.Reindex(ctx)
+		err := a.d.Reindex.Reindex(ctx)
 		done := &reindexState{Started: st.Started, Finished: time.Now().UTC()}
 		if err != nil {
 			done.Error = err.Error()

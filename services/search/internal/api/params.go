@@ -140,9 +140,12 @@ func splitList(s string) []string {
 	return out
 }
 
+// defaultExpand is whether a search expands its entities through kg unless told.
+const defaultExpand = true
+
 // request validates the fields into a pipeline request.
 func (f fields) request() (pipeline.Request, error) {
-	req := pipeline.Request{Query: f.q, K: pipeline.DefaultK, Expand: true, Domain: strings.TrimSpace(f.domain), Tags: f.tags}
+	req := pipeline.Request{Query: f.q, K: pipeline.DefaultK, Domain: strings.TrimSpace(f.domain), Tags: f.tags}
 	if !f.hasQ || strings.TrimSpace(f.q) == "" {
 		return req, httpserver.BadRequest("q", "missing or empty: give the words to search for, e.g. ?q=postgres+replication")
 	}
@@ -165,7 +168,7 @@ func (f fields) request() (pipeline.Request, error) {
 	}
 	if strings.TrimSpace(f.weights) != "" {
 		if req.Weights, err = ranker.ParseWeights(f.weights); err != nil {
-			return req, httpserver.BadRequest("weights", err.Error()+`; for example "vector:0.35,graph:0.25,bm25:0.2,recency:0.1,title:0.1"`)
+			return req, httpserver.BadRequest("weights", err.Error()+`; for example "`+ranker.DefaultWeights().String()+`"`)
 		}
 	}
 	if req.Fusion, err = ranker.ParseFusion(f.fusion); err != nil {
@@ -180,7 +183,7 @@ func (f fields) request() (pipeline.Request, error) {
 		}
 		req.MMR, req.Lambda = true, lambda
 	}
-	if req.Expand, err = parseBool(f.expand, true); err != nil {
+	if req.Expand, err = parseBool(f.expand, defaultExpand); err != nil {
 		return req, httpserver.BadRequest("expand", err.Error())
 	}
 	if req.Explain, err = parseBool(f.explain, false); err != nil {

@@ -86,16 +86,15 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	pipe := pipeline.New(queryparse.New(finder), embedder, st, kg, ix, idx, rk, pipeline.Options{
-		Candidates: cfg.Candidates, Deadline: cfg.Deadline, VectorTimeout: cfg.VectorTimeout,
-		GraphTimeout: cfg.GraphTimeout, BM25Timeout: cfg.BM25Timeout, ExpandTimeout: cfg.ExpandTimeout,
-		ExpandMinConfidence: cfg.ExpandMinConfidence, ExpandLimit: cfg.ExpandLimit, Tokens: tc.Count,
-	}, logger, pipeline.NewMetrics(srv.Registry()))
+	po := cfg.PipelineOptions()
+	po.Tokens = tc.Count
+	pipe := pipeline.New(queryparse.New(finder), embedder, st, kg, ix, idx, rk, po, logger, pipeline.NewMetrics(srv.Registry()))
 
 	api.New(srv, api.Deps{
-		Search: pipe, Index: idx, KG: kg,
-		Reindex: func(ctx context.Context) error { return ix.Rebuild(ctx, indexer.Fill(st, logger)) },
-		Info:    map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
+		Search: pipe, Index: idx, KG: kg, Reindex: api.ReindexFunc(func(ctx context.Context) error {
+			return ix.Rebuild(ctx, indexer.Fill(st, logger))
+		}),
+		Info: map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
 	}).Register()
 	MountMCP(srv, kg, apiclient.NewCrawler(cfg.CrawlerURL, nil, cfg.CrawlerAPIKey), cfg.APIKeys, logger)
 	pages, err := web.New(web.Deps{Search: pipe, Chunks: st, Docs: idx, Graph: kg,

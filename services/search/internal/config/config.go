@@ -14,6 +14,7 @@ import (
 
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
+	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 )
 
 // Config is everything the search service needs to start.
@@ -48,8 +49,10 @@ type Config struct {
 	Embed            embed.Config  // KGS_EMBED_*
 }
 
-// Default returns the configuration used when no variable is set.
+// Default returns the configuration used when no variable is set. The search tuning
+// (deadline, timeouts, candidates, expansion) is the pipeline's own defaults.
 func Default() Config {
+	po := pipeline.DefaultOptions()
 	return Config{
 		Addr:                "127.0.0.1:8080",
 		MariaDBDSN:          "kgsearch:kgsearch@tcp(127.0.0.1:13306)/kgsearch?parseTime=true",
@@ -57,14 +60,14 @@ func Default() Config {
 		CrawlerURL:          "http://127.0.0.1:8081",
 		IndexDir:            ".state/search/bleve",
 		LogLevel:            slog.LevelInfo,
-		Deadline:            800 * time.Millisecond,
-		VectorTimeout:       500 * time.Millisecond,
-		GraphTimeout:        300 * time.Millisecond,
-		BM25Timeout:         300 * time.Millisecond,
-		ExpandTimeout:       300 * time.Millisecond,
-		Candidates:          100,
-		ExpandMinConfidence: 0.3,
-		ExpandLimit:         8,
+		Deadline:            po.Deadline,
+		VectorTimeout:       po.VectorTimeout,
+		GraphTimeout:        po.GraphTimeout,
+		BM25Timeout:         po.BM25Timeout,
+		ExpandTimeout:       po.ExpandTimeout,
+		Candidates:          po.Candidates,
+		ExpandMinConfidence: po.ExpandMinConfidence,
+		ExpandLimit:         po.ExpandLimit,
 		PreviewChars:        240,
 		SyncInterval:        time.Second,
 		GazetteerRefresh:    5 * time.Minute,
@@ -111,6 +114,13 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	}
 	c.Embed = ec
 	return c, errors.Join(errs...)
+}
+
+// PipelineOptions are the pipeline's options from the configuration (Tokens unset).
+func (c Config) PipelineOptions() pipeline.Options {
+	return pipeline.Options{Candidates: c.Candidates, Deadline: c.Deadline, VectorTimeout: c.VectorTimeout,
+		GraphTimeout: c.GraphTimeout, BM25Timeout: c.BM25Timeout, ExpandTimeout: c.ExpandTimeout,
+		ExpandMinConfidence: c.ExpandMinConfidence, ExpandLimit: c.ExpandLimit}
 }
 
 // Validate rejects unusable values, naming the variable at fault.

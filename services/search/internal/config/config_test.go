@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kgsearch/kgsearch/pkg/envconf"
+	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 )
 
 func fromEnv(t *testing.T, env map[string]string) (Config, error) {
@@ -81,5 +84,14 @@ func TestValidateNamesTheField(t *testing.T) {
 	// Malformed values are reported by FromEnv.
 	if _, err := fromEnv(t, map[string]string{"SEARCH_DEADLINE": "soon"}); err == nil || !strings.Contains(err.Error(), "SEARCH_DEADLINE") {
 		t.Errorf("malformed duration: got %v", err)
+	}
+}
+
+func TestDefaultPipelineOptionsAreThePipelines(t *testing.T) {
+	got := Default().PipelineOptions()
+	want := pipeline.DefaultOptions()
+	want.ExpandHops = 0 // not configurable: the pipeline's default applies
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Default().PipelineOptions() differs from the pipeline's defaults (-want +got):\n%s", diff)
 	}
 }

@@ -58,7 +58,7 @@ func (s *search) expanded() *kgapi.ExpandResponse {
 // explain reports the weights, fusion and each retriever's contribution.
 func (s *search) explain() *Explain {
 	req := s.req
-	ex := &Explain{Weights: s.weights.String(), Fusion: string(orDefault(req.Fusion)), MMR: req.MMR,
+	ex := &Explain{Weights: s.weights.String(), Fusion: string(fusionOrDefault(req.Fusion)), MMR: req.MMR,
 		Candidates: s.considered, Retrievers: map[string]RetrieverInfo{}, Notes: s.notes}
 	if req.MMR {
 		ex.Lambda = req.Lambda
@@ -131,7 +131,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func orDefault(f ranker.Fusion) ranker.Fusion {
+func fusionOrDefault(f ranker.Fusion) ranker.Fusion {
 	if f == "" {
 		return ranker.Weighted
 	}

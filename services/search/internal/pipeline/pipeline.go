@@ -47,50 +47,56 @@ type Docs interface {
 	CaughtUp() bool
 }
 
-// Options tunes the pipeline. Zero values take the defaults.
+// Options tunes the pipeline. Zero values take the defaults (DefaultOptions).
 type Options struct {
-	Candidates          int           // per retriever; default 100
-	Deadline            time.Duration // whole retrieval + expansion; default 800ms
-	VectorTimeout       time.Duration // embed + HNSW search; default 500ms
-	GraphTimeout        time.Duration // one kg match; default 300ms
-	BM25Timeout         time.Duration // default 300ms
-	ExpandTimeout       time.Duration // kg expand; default 300ms
-	ExpandMinConfidence float64       // related entities below it are not used; default 0.3
-	ExpandLimit         int           // related entities used; default 8
-	ExpandHops          int           // default 2
+	Candidates          int           // per retriever
+	Deadline            time.Duration // whole retrieval + expansion
+	VectorTimeout       time.Duration // embed + HNSW search
+	GraphTimeout        time.Duration // one kg match
+	BM25Timeout         time.Duration
+	ExpandTimeout       time.Duration // kg expand
+	ExpandMinConfidence float64       // related entities below it are not used
+	ExpandLimit         int           // related entities used
+	ExpandHops          int
 	// Tokens counts cl100k tokens; nil leaves the tokens field zero.
 	Tokens func(b []byte) int
 }
 
+// DefaultOptions returns the pipeline's defaults, the one place they are written
+// (the service's configuration starts from them).
+func DefaultOptions() Options {
+	return Options{
+		Candidates:          100,
+		Deadline:            800 * time.Millisecond,
+		VectorTimeout:       500 * time.Millisecond,
+		GraphTimeout:        300 * time.Millisecond,
+		BM25Timeout:         300 * time.Millisecond,
+		ExpandTimeout:       300 * time.Millisecond,
+		ExpandMinConfidence: 0.3,
+		ExpandLimit:         8,
+		ExpandHops:          2,
+	}
+}
+
 func (o Options) withDefaults() Options {
-	if o.Candidates <= 0 {
-		o.Candidates = 100
-	}
-	if o.Deadline <= 0 {
-		o.Deadline = 800 * time.Millisecond
-	}
-	if o.VectorTimeout <= 0 {
-		o.VectorTimeout = 500 * time.Millisecond
-	}
-	if o.GraphTimeout <= 0 {
-		o.GraphTimeout = 300 * time.Millisecond
-	}
-	if o.BM25Timeout <= 0 {
-		o.BM25Timeout = 300 * time.Millisecond
-	}
-	if o.ExpandTimeout <= 0 {
-		o.ExpandTimeout = 300 * time.Millisecond
-	}
-	if o.ExpandMinConfidence <= 0 {
-		o.ExpandMinConfidence = 0.3
-	}
-	if o.ExpandLimit <= 0 {
-		o.ExpandLimit = 8
-	}
-	if o.ExpandHops <= 0 {
-		o.ExpandHops = 2
-	}
+	d := DefaultOptions()
+	orDefault(&o.Candidates, d.Candidates)
+	orDefault(&o.Deadline, d.Deadline)
+	orDefault(&o.VectorTimeout, d.VectorTimeout)
+	orDefault(&o.GraphTimeout, d.GraphTimeout)
+	orDefault(&o.BM25Timeout, d.BM25Timeout)
+	orDefault(&o.ExpandTimeout, d.ExpandTimeout)
+	orDefault(&o.ExpandMinConfidence, d.ExpandMinConfidence)
+	orDefault(&o.ExpandLimit, d.ExpandLimit)
+	orDefault(&o.ExpandHops, d.ExpandHops)
 	return o
+}
+
+// orDefault sets *v to def unless it is positive.
+func orDefault[T int | float64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Pipeline runs the five phases. It is safe for concurrent use.

@@ -24,6 +24,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/search/internal/api"
 	"github.com/kgsearch/kgsearch/services/search/internal/bm25"
+	"github.com/kgsearch/kgsearch/services/search/internal/config"
 	"github.com/kgsearch/kgsearch/services/search/internal/entities"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
 	"github.com/kgsearch/kgsearch/services/search/internal/kgfake"
@@ -116,7 +117,7 @@ func New(t testing.TB, o Options) *Env {
 			kg = o.Graph(kg)
 		}
 	}
-	rk, err := ranker.New(ranker.Options{PreviewChars: 240, Now: func() time.Time { return Now }})
+	rk, err := ranker.New(ranker.Options{PreviewChars: config.Default().PreviewChars, Now: func() time.Time { return Now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func New(t testing.TB, o Options) *Env {
 	e.Pipeline = pipeline.New(queryparse.New(e.Finder), e.Embedder, st, kg, ix, e.Indexer, rk, po, logger, nil)
 	e.Server = httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0"}, logger)
 	a := api.New(e.Server, api.Deps{Search: e.Pipeline, Index: e.Indexer, KG: lister,
-		Reindex: func(ctx context.Context) error { return ix.Rebuild(ctx, indexer.Fill(st, logger)) }})
+		Reindex: api.ReindexFunc(func(ctx context.Context) error { return ix.Rebuild(ctx, indexer.Fill(st, logger)) })})
 	a.Register()
 	e.HTTP = httptest.NewServer(e.Server.Engine())
 	t.Cleanup(e.HTTP.Close)
