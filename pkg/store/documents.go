@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kgsearch/kgsearch/pkg/docid"
 )
 
 // Document is one crawled page. Its ID is DocumentID(URL).
@@ -86,11 +87,9 @@ const (
 	chunkBatchBytes = 4 << 20
 )
 
-// DocumentID is the stable id of a canonical URL: the first 16 bytes of its SHA-256, hex.
-func DocumentID(canonicalURL string) string {
-	sum := sha256.Sum256([]byte(canonicalURL))
-	return hex.EncodeToString(sum[:16])
-}
+// DocumentID is the stable id of a canonical URL, docid.FromURL (the repository's
+// one definition, shared with the kg service).
+func DocumentID(canonicalURL string) string { return docid.FromURL(canonicalURL) }
 
 // URLHash is the frontier's dedup key of a canonical URL (the same function as DocumentID).
 func URLHash(canonicalURL string) string { return DocumentID(canonicalURL) }

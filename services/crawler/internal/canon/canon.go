@@ -1,8 +1,6 @@
 package canon
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -102,14 +100,6 @@ func MustCanonicalize(raw string, opts Options) string {
 		panic(err)
 	}
 	return s
-}
-
-// Key returns a stable 32-hex-character hash of a canonical URL, suitable as a
-// fixed-width database key. It does not canonicalise: pass the output of
-// Canonicalize.
-func Key(canonicalURL string) string {
-	sum := sha256.Sum256([]byte(canonicalURL))
-	return hex.EncodeToString(sum[:16])
 }
 
 // parse cleans the characters browsers ignore and parses the URL.

@@ -231,19 +231,6 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-func TestKey(t *testing.T) {
-	a := Key("http://example.com/a")
-	if len(a) != 32 {
-		t.Fatalf("len(Key) = %d, want 32", len(a))
-	}
-	if a != Key("http://example.com/a") {
-		t.Errorf("Key is not stable")
-	}
-	if a == Key("http://example.com/b") {
-		t.Errorf("Key(a) == Key(b) for different URLs")
-	}
-}
-
 func TestInScope(t *testing.T) {
 	tests := []struct {
 		u       string

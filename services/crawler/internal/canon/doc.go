@@ -18,7 +18,7 @@
 // different pages on a real server.
 //
 // Canonicalize is idempotent: Canonicalize(Canonicalize(x)) == Canonicalize(x)
-// (checked by FuzzCanonicalize). Key gives a short stable hash of a canonical
-// URL for use as a database key, and InScope decides whether a URL belongs to a
-// list of allowed domains (subdomains included).
+// (checked by FuzzCanonicalize). InScope decides whether a URL belongs to a list
+// of allowed domains (subdomains included). The id of a canonical URL is
+// docid.FromURL (pkg/docid).
 package canon

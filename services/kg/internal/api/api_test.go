@@ -19,9 +19,10 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/graph"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/services/kg/internal/entitygraph"
 )
 
-// fakeGraph is a Graph that records what it is asked and answers from fields.
+// fakeGraph is a graph store (entitygraph Writer, Reader and Lookup) that records what it is asked and answers from fields.
 type fakeGraph struct {
 	err      error // returned by every method when set
 	upserted []graph.Doc
@@ -84,22 +85,30 @@ func (f *fakeGraph) Entity(_ context.Context, id string) (graph.EntityDetail, er
 
 func (f *fakeGraph) Stats(context.Context) (graph.Stats, error) { return graph.Stats{}, f.err }
 
-var testLimits = Limits{MaxChunkBytes: 1000, MaxChunks: 3, MaxLinks: 2, MaxQueryBytes: 100}
+var testLimits = entitygraph.Limits{MaxChunkBytes: 1000, MaxChunks: 3, MaxLinks: 2, MaxQueryBytes: 100}
 
-func newTestServer(t *testing.T, g Graph) *httptest.Server {
+// newTestAPI mounts the API over the real logic (entitygraph) and a fake graph on
+// a server with the given config; ready says whether the graph schema is in place.
+func newTestAPI(t *testing.T, g *fakeGraph, cfg httpserver.Config, ready bool) *httptest.Server {
 	t.Helper()
 	x, err := extract.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httpserver.New("kg", httpserver.Config{Addr: "127.0.0.1:0", MaxBodyBytes: 4096}, logger)
-	svc := New(testLimits, x, nil, g, logger)
-	svc.Register(srv)
-	svc.SetGraphReady(true)
+	cfg.Addr = "127.0.0.1:0"
+	srv := httpserver.New("kg", cfg, logger)
+	svc := entitygraph.New(testLimits, entitygraph.Deps{Extractor: x, Writer: g, Reader: g, Lookup: g, Logger: logger})
+	svc.SetReady(ready)
+	New(srv, Deps{Ingest: svc, Query: svc, Browse: svc}).Register()
 	ts := httptest.NewServer(srv.Engine())
 	t.Cleanup(ts.Close)
 	return ts
+}
+
+func newTestServer(t *testing.T, g *fakeGraph) *httptest.Server {
+	t.Helper()
+	return newTestAPI(t, g, httpserver.Config{MaxBodyBytes: 4096}, true)
 }
 
 // call sends body (a string or a value to encode) and returns status and the
@@ -246,13 +255,8 @@ func TestGraphUnavailable(t *testing.T) {
 }
 
 func TestNotReady(t *testing.T) {
-	x, _ := extract.New()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httpserver.New("kg", httpserver.Config{Addr: "127.0.0.1:0"}, logger)
 	f := &fakeGraph{}
-	New(testLimits, x, nil, f, logger).Register(srv)
-	ts := httptest.NewServer(srv.Engine())
-	defer ts.Close()
+	ts := newTestAPI(t, f, httpserver.Config{}, false)
 	status, body := call(t, ts, "POST", "/api/v1/entities/match", kgapi.MatchRequest{Entities: []string{"python"}})
 	if status != http.StatusServiceUnavailable {
 		t.Errorf("match before the schema is ready: got %d, want 503 (%v)", status, body)
@@ -344,13 +348,13 @@ func TestDefaults(t *testing.T) {
 	if status, body := call(t, ts, "POST", "/api/v1/expand/entities", kgapi.ExpandRequest{Entities: []string{"go"}}); status != 200 {
 		t.Fatalf("expand: got %d, want 200 (%v)", status, body)
 	}
-	if f.expandQ.MaxHops != 1 || f.expandQ.Limit != defaultLimit {
-		t.Errorf("expand defaults: got hops %d limit %d, want 1 and %d", f.expandQ.MaxHops, f.expandQ.Limit, defaultLimit)
+	if f.expandQ.MaxHops != 1 || f.expandQ.Limit != entitygraph.DefaultLimit {
+		t.Errorf("expand defaults: got hops %d limit %d, want 1 and %d", f.expandQ.MaxHops, f.expandQ.Limit, entitygraph.DefaultLimit)
 	}
 	if status, body := call(t, ts, "GET", "/api/v1/entities?prefix=Post&type=database", nil); status != 200 {
 		t.Fatalf("list: got %d, want 200 (%v)", status, body)
 	}
-	if diff := cmp.Diff([]any{"Post", "database", defaultLimit}, f.listArgs); diff != "" {
+	if diff := cmp.Diff([]any{"Post", "database", entitygraph.DefaultLimit}, f.listArgs); diff != "" {
 		t.Errorf("list arguments (-want +got):\n%s", diff)
 	}
 }
@@ -422,14 +426,7 @@ func TestTOON(t *testing.T) {
 }
 
 func TestAPIKeys(t *testing.T) {
-	x, _ := extract.New()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httpserver.New("kg", httpserver.Config{Addr: "127.0.0.1:0", APIKeys: []string{"0123456789abcdef"}}, logger)
-	svc := New(testLimits, x, nil, &fakeGraph{}, logger)
-	svc.Register(srv)
-	svc.SetGraphReady(true)
-	ts := httptest.NewServer(srv.Engine())
-	defer ts.Close()
+	ts := newTestAPI(t, &fakeGraph{}, httpserver.Config{APIKeys: []string{"0123456789abcdef"}}, true)
 	if status, _ := call(t, ts, "POST", "/api/v1/parse", kgapi.ParseRequest{Text: "go"}); status != 401 {
 		t.Errorf("POST without a key: got %d, want 401", status)
 	}

@@ -1,7 +1,8 @@
 // Package app wires the kg service together from its configuration: the
-// extractor with its corpus learner, the Neo4j graph store, the HTTP API and the
-// background work (schema set-up while Neo4j is not reachable yet, the learner's
-// saver, the live gazetteer refresh), and runs them until the context ends.
+// extractor with its corpus learner, the Neo4j graph store, the service's logic
+// (entitygraph), the HTTP API and the background work (schema set-up while Neo4j
+// is not reachable yet, the learner's saver, the live gazetteer refresh), and
+// runs them until the context ends.
 package app
 
 import (
@@ -18,12 +19,13 @@ import (
 	"github.com/kgsearch/kgsearch/services/kg/internal/api"
 	"github.com/kgsearch/kgsearch/services/kg/internal/config"
 	"github.com/kgsearch/kgsearch/services/kg/internal/corpus"
+	"github.com/kgsearch/kgsearch/services/kg/internal/entitygraph"
 )
 
 // Parts are the service's components, built by Build and run by Run.
 type Parts struct {
 	Server    *httpserver.Server
-	API       *api.Service
+	Graph     *entitygraph.Service
 	Store     *graph.Store
 	Extractor *extract.Extractor
 	Learner   *extract.Learner
@@ -63,17 +65,25 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 	}
 	cancel()
 	srv := httpserver.New("kg", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys, MaxBodyBytes: cfg.MaxBodyBytes}, logger)
-	svc := api.New(api.Limits{
+	svc := entitygraph.New(entitygraph.Limits{
 		MaxChunkBytes: cfg.MaxChunkBytes, MaxChunks: cfg.MaxChunks, MaxLinks: cfg.MaxLinks, MaxQueryBytes: cfg.MaxQueryBytes,
 		GraphTimeout: cfg.GraphTimeout,
-	}, x, learner, st, logger)
-	svc.Register(srv)
+	}, entitygraph.Deps{Extractor: x, Learner: learner, Writer: st, Reader: st, Lookup: st, Logger: logger})
+	srv.Registry().MustRegister(svc.Collectors()...)
+	api.New(srv, api.Deps{Ingest: svc, Query: svc, Browse: svc}).Register()
 	srv.AddReadyCheck("neo4j", st.Ping)
-	return &Parts{Server: srv, API: svc, Store: st, Extractor: x, Learner: learner, cfg: cfg, log: logger}, nil
+	return &Parts{Server: srv, Graph: svc, Store: st, Extractor: x, Learner: learner, cfg: cfg, log: logger}, nil
 }
 
 // Run serves until ctx is cancelled, then saves the learner and closes the store.
 func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	// Until the service is built, /readyz answers 503 with what it is waiting for.
+	boot, err := httpserver.Starting(cfg.Addr, "kg", logger)
+	if err != nil {
+		return err
+	}
+	defer boot.Stop()
+	boot.Set("loading the extractor and the corpus learner, connecting to Neo4j")
 	p, err := Build(cfg, logger)
 	if err != nil {
 		return err
@@ -85,11 +95,13 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 			logger.Warn("close graph store", "err", err)
 		}
 	}()
+
+	boot.Stop()
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return p.Server.Run(gctx) })
 	g.Go(func() error { return p.Background(gctx) })
 	g.Go(func() error {
-		return corpus.Saver{Path: cfg.LearnerFile, Learner: p.Learner, Interval: cfg.LearnerSave, Changes: p.API.Changes, Logger: logger}.Run(gctx)
+		return corpus.Saver{Path: cfg.LearnerFile, Learner: p.Learner, Interval: cfg.LearnerSave, Changes: p.Graph.Changes, Logger: logger}.Run(gctx)
 	})
 	return g.Wait()
 }
@@ -117,7 +129,7 @@ func (p *Parts) Background(ctx context.Context) error {
 		wait = min(2*wait, 30*time.Second)
 	}
 	p.warmUp(ctx)
-	p.API.SetGraphReady(true)
+	p.Graph.SetReady(true)
 	p.Server.SetReady(true)
 	p.log.Info("graph ready")
 	p.refresh(ctx)

@@ -447,7 +447,7 @@ func TestNeo4jDown(t *testing.T) {
 		t.Errorf("ingest while starting: got %v, want ErrUnavailable naming Neo4j", err)
 	}
 	// Past start-up (the schema existed), a lost connection is a 503 too.
-	s.parts.API.SetGraphReady(true)
+	s.parts.Graph.SetReady(true)
 	for _, call := range []func() error{
 		func() error {
 			_, err := s.client.Ingest(ctx, kgapi.Document{ID: "kgtest-down", Chunks: []kgapi.Chunk{{ID: "kgtest-down-0", Text: "Django is written in Python."}}})

@@ -1,4 +1,4 @@
-package api
+package entitygraph
 
 import (
 	"math"
@@ -133,14 +133,6 @@ func TestScoreValues(t *testing.T) {
 	}
 	if got := Score(graph.MatchResult{}, 10); len(got) != 0 {
 		t.Errorf("no entities: got %v, want no chunks", got)
-	}
-}
-
-func TestDocumentIDMatchesStore(t *testing.T) {
-	for _, u := range []string{"https://example.org/", "https://docs.python.org/3/library/os.html", ""} {
-		if got, want := DocumentID(u), store.DocumentID(u); got != want {
-			t.Errorf("DocumentID(%q): got %s, want %s (the crawler's id)", u, got, want)
-		}
 	}
 }
 

@@ -1,0 +1,16 @@
+// Package docid is the one definition of a document's id: the crawler stores a page
+// under it (pkg/store), and the kg service derives from it the id of a link's target
+// page that the crawler has not sent yet, so both name a page the same way.
+package docid
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// FromURL is the stable id of a canonical URL: the first 16 bytes of its SHA-256,
+// hex (32 characters). It does not canonicalise: pass a canonical URL.
+func FromURL(canonicalURL string) string {
+	sum := sha256.Sum256([]byte(canonicalURL))
+	return hex.EncodeToString(sum[:16])
+}
