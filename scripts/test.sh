@@ -10,6 +10,9 @@ source scripts/lib.sh
 echo "== stack up (first run on a fresh machine downloads MariaDB, Neo4j and the model: several minutes)"
 stack_up_tracked
 export KGS_INTEGRATION=1
+echo "== chromium for the browser tests (deploy/local/chromium.sh: the system's, or Debian's unpacked under the state folder)"
+KGS_CHROMIUM=${KGS_CHROMIUM:-$(deploy/local/chromium.sh path)}
+export KGS_CHROMIUM
 
 echo "== go vet"
 go vet ./...

@@ -106,7 +106,7 @@
   es.addEventListener('progress', function (e) { var d = JSON.parse(e.data); if (d.status) show(d.status); });
   es.addEventListener('page', function (e) {
     var d = JSON.parse(e.data), li = document.createElement('li');
-    li.textContent = d.outcome + (d.reason ? ' (' + d.reason + ')' : '') + ' · ' + d.url + (d.chunks ? ' · ' + d.chunks + ' chunks' : '');
+    li.textContent = d.outcome + (d.reason && d.reason !== d.outcome ? ' (' + d.reason + ')' : '') + ' · ' + d.url + (d.chunks ? ' · ' + d.chunks + ' chunks' : '');
     pages.prepend(li);
     while (pages.children.length > 200) pages.lastChild.remove();
   });

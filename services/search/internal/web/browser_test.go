@@ -1,0 +1,637 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgsearch/kgsearch/internal/testenv"
+	"github.com/kgsearch/kgsearch/pkg/embed"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/services/search/internal/app"
+	"github.com/kgsearch/kgsearch/services/search/internal/config"
+)
+
+// stack is the real system for the browser tests: kg and the crawler built from
+// this tree and run as processes (their packages are internal to their services),
+// the search service in this process, a small website, and Chromium.
+type stack struct {
+	t                         *testing.T
+	search, crawler, kg, site string
+	kgClient                  *kgapi.Client
+	browser                   context.Context
+	shots                     string
+}
+
+// repoRoot is the module root, from this file's path.
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "../../../.."))
+}
+
+// port returns a free port in 18700–18799 (the range of this package's tests).
+func port(t *testing.T) string {
+	t.Helper()
+	for p := 18700 + os.Getpid()%50; p < 18800; p++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err == nil {
+			ln.Close()
+			return strconv.Itoa(p)
+		}
+	}
+	t.Fatal("no free port in 18700-18799")
+	return ""
+}
+
+// chromium finds the browser: KGS_CHROMIUM, or deploy/local/chromium.sh (which
+// unpacks Debian's chromium under the state folder when the machine has none).
+func chromium(t *testing.T) string {
+	if p := os.Getenv("KGS_CHROMIUM"); p != "" {
+		return p
+	}
+	out, err := exec.Command(filepath.Join(repoRoot(t), "deploy/local/chromium.sh"), "path").Output()
+	if err != nil || len(strings.TrimSpace(string(out))) == 0 {
+		if testenv.Required() {
+			t.Fatalf("no chromium (KGS_CHROMIUM unset and deploy/local/chromium.sh path failed: %v)", err)
+		}
+		t.Skipf("no chromium: set KGS_CHROMIUM or run deploy/local/chromium.sh install")
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// service builds and starts one of the other services, waiting for /readyz.
+func service(t *testing.T, name, addr string, env []string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	build := exec.Command("go", "build", "-o", bin, "./services/"+name)
+	build.Dir = repoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", name, err, out)
+	}
+	logPath := filepath.Join(t.TempDir(), name+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			if len(b) > 4000 {
+				b = b[len(b)-4000:]
+			}
+			t.Logf("%s log (tail):\n%s", name, b)
+		}
+	})
+	waitReady(t, name, "http://"+addr)
+}
+
+func waitReady(t *testing.T, name, base string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready after 3 minutes: %v", name, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func startStack(t *testing.T) *stack {
+	dsn := testenv.FreshMariaDB(t)
+	uri, user, password := testenv.Neo4j(t)
+	exe := chromium(t)
+	s := &stack{t: t, site: siteServer(t)}
+	siteHost := strings.TrimPrefix(s.site, "http://")
+
+	kgAddr := "127.0.0.1:" + port(t)
+	service(t, "kg", kgAddr, []string{"KG_ADDR=" + kgAddr, "KGS_NEO4J_URI=" + uri, "KGS_NEO4J_USER=" + user,
+		"KGS_NEO4J_PASSWORD=" + password, "KG_LEARNER_FILE=off", "KG_GAZETTEER_REFRESH=0", "KGS_API_KEYS="})
+	s.kg = "http://" + kgAddr
+	s.kgClient = kgapi.NewClient(s.kg, nil, "")
+
+	crawlerAddr := "127.0.0.1:" + port(t)
+	service(t, "crawler", crawlerAddr, []string{"CRAWLER_ADDR=" + crawlerAddr, "KGS_MARIADB_DSN=" + dsn, "KGS_KG_URL=" + s.kg,
+		"CRAWLER_ALLOW_HOSTS=" + siteHost, "CRAWLER_OUTBOX_POLL=200ms", "KGS_API_KEYS="})
+	s.crawler = "http://" + crawlerAddr
+
+	cfg := config.Default()
+	cfg.Addr = "127.0.0.1:" + port(t)
+	cfg.MariaDBDSN, cfg.KGURL, cfg.CrawlerURL = dsn, s.kg, s.crawler
+	cfg.IndexDir = filepath.Join(t.TempDir(), "bleve")
+	cfg.SyncInterval, cfg.GazetteerRefresh = 200*time.Millisecond, 0
+	// Generous timeouts: the page and the API must see the same, complete answer on a busy machine.
+	cfg.Deadline, cfg.VectorTimeout, cfg.GraphTimeout, cfg.BM25Timeout, cfg.ExpandTimeout = 20*time.Second, 15*time.Second, 15*time.Second, 15*time.Second, 15*time.Second
+	ec, err := embed.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Embed = ec
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.Run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && ctx.Err() == nil {
+			t.Errorf("search service: %v", err)
+		}
+	})
+	s.search = "http://" + cfg.Addr
+	waitReady(t, "search", s.search)
+
+	s.shots = filepath.Join(os.Getenv("KGS_STATE"), "screenshots")
+	if os.Getenv("KGS_STATE") == "" {
+		s.shots = filepath.Join(repoRoot(t), ".state", "screenshots")
+	}
+	if err := os.MkdirAll(s.shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { bcancel(); acancel() })
+	// The first action starts the browser and binds it to bctx itself: derived
+	// contexts with timeouts (below) must not own the browser.
+	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium %s: %v", exe, err)
+	}
+	s.browser = bctx
+	return s
+}
+
+// do runs browser steps with a time limit.
+func (s *stack) do(steps ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.browser, 3*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		s.t.Fatalf("browser: %v", err)
+	}
+}
+
+// eval evaluates JavaScript in the page.
+func eval[T any](s *stack, js string) T {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.browser, time.Minute)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		s.t.Fatalf("evaluate %q: %v", js, err)
+	}
+	return v
+}
+
+// until evaluates a JavaScript predicate until it is true. Evaluations during a
+// navigation fail; they are retried like a false answer.
+func (s *stack) until(js string, timeout time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(s.browser, 10*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("Boolean("+js+")"))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(150 * time.Millisecond)
+	}
+	s.t.Fatalf("waiting for %s: not true after %s (last error: %v)", js, timeout, last)
+}
+
+// screenshot writes the whole page as $KGS_STATE/screenshots/<name>.png.
+func (s *stack) screenshot(name string) { s.shot(name, chromedp.FullScreenshot(100)) }
+
+func (s *stack) shot(name string, action chromedp.Action[[]byte]) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.browser, time.Minute)
+	defer cancel()
+	buf, err := chromedp.Run(ctx, action)
+	if err != nil {
+		s.t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(s.shots, name+".png"), buf, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func getJSON(t *testing.T, u string, out any) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", u, resp.StatusCode, b)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+}
+
+// jobJSON is the part of the crawler's job status the tests compare.
+type jobJSON struct {
+	ID       string `json:"id"`
+	Status   string `json:"status"`
+	Counters struct {
+		Discovered, Queued, Fetched, Stored, Unchanged, Empty, Failed, Chunks int64
+		InFlight                                                              int64 `json:"in_flight"`
+	} `json:"counters"`
+}
+
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not with -short")
+	}
+	s := startStack(t)
+	jobID := s.crawlTestSite(t)
+	s.waitIndexed(t)
+	s.searchPage(t)
+	s.weightsChangeOrder(t)
+	s.entityView(t)
+	s.scriptsDoNotRun(t)
+	s.cancelCrawl(t)
+	s.phoneWidth(t)
+	s.cleanup(t, jobID)
+}
+
+// crawlTestSite starts a crawl from the form and watches the live counters reach
+// the job's final numbers.
+func (s *stack) crawlTestSite(t *testing.T) string {
+	s.do(chromedp.Navigate(s.search+"/crawls"), chromedp.WaitVisible(chromedp.ID("crawl-form")))
+	s.screenshot("crawls")
+	s.do(chromedp.SetValue(chromedp.ID("url"), s.site+"/"), chromedp.SetValue(chromedp.ID("max_pages"), "20"),
+		chromedp.SetValue(chromedp.ID("max_depth"), "2"), chromedp.SetValue(chromedp.ID("tags"), "webtest"),
+		chromedp.Click(chromedp.CSS(`#crawl-form button[type=submit]`)))
+	s.until(`document.getElementById('job') !== null`, 30*time.Second)
+	s.until(`document.getElementById('job').dataset.final === '1'`, 3*time.Minute)
+	s.screenshot("crawl")
+	id := eval[string](s, `document.getElementById('job').dataset.job`)
+	var job jobJSON
+	getJSON(t, s.crawler+"/api/v1/crawls/"+id, &job)
+	if job.Status != "done" || job.Counters.Stored < 8 {
+		t.Fatalf("crawl: %+v", job)
+	}
+	shown := eval[map[string]string](s, `Object.fromEntries(['status','discovered','queued','in_flight','fetched','stored','unchanged','empty','failed','chunks'].map(k => [k, document.getElementById('c-' + k).textContent]))`)
+	want := map[string]string{"status": job.Status, "discovered": fmt.Sprint(job.Counters.Discovered), "queued": fmt.Sprint(job.Counters.Queued),
+		"in_flight": fmt.Sprint(job.Counters.InFlight), "fetched": fmt.Sprint(job.Counters.Fetched), "stored": fmt.Sprint(job.Counters.Stored),
+		"unchanged": fmt.Sprint(job.Counters.Unchanged), "empty": fmt.Sprint(job.Counters.Empty), "failed": fmt.Sprint(job.Counters.Failed),
+		"chunks": fmt.Sprint(job.Counters.Chunks)}
+	for k, v := range want {
+		if shown[k] != v {
+			t.Errorf("live counter %s: page shows %q, the job says %q", k, shown[k], v)
+		}
+	}
+	if n := eval[int](s, `document.querySelectorAll('#c-pages li').length`); n == 0 {
+		t.Errorf("no page events were shown")
+	}
+	return id
+}
+
+// waitIndexed waits until the search index holds the crawl and kg has its graph.
+func (s *stack) waitIndexed(t *testing.T) {
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		var st struct {
+			IndexLag  int64 `json:"index_lag"`
+			Documents int64 `json:"documents"`
+		}
+		getJSON(t, s.search+"/api/v1/status", &st)
+		var r struct {
+			Results []struct{ Source string } `json:"results"`
+		}
+		getJSON(t, s.search+"/api/v1/search?format=json&q=python+virtual+environments", &r)
+		graph := false
+		for _, x := range r.Results {
+			graph = graph || strings.Contains(x.Source, "graph")
+		}
+		if st.IndexLag == 0 && st.Documents > 0 && graph {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index or graph not caught up: %+v, graph hits %v", st, graph)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// apiAnswer is the JSON search answer the bars are checked against.
+type apiAnswer struct {
+	Results []struct {
+		URL            string             `json:"url"`
+		ScoreBreakdown map[string]float64 `json:"score_breakdown"`
+	} `json:"results"`
+	Explain struct {
+		Weights string `json:"weights"`
+	} `json:"explain"`
+}
+
+func (a apiAnswer) urls() []string {
+	var out []string
+	for _, r := range a.Results {
+		out = append(out, r.URL)
+	}
+	return out
+}
+
+func parseWeights(t *testing.T, s string) map[string]float64 {
+	out := map[string]float64{}
+	for _, p := range strings.Split(s, ",") {
+		k, v, _ := strings.Cut(p, ":")
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatalf("weights %q: %v", s, err)
+		}
+		out[k] = x
+	}
+	return out
+}
+
+type barSeg struct {
+	URL, Signal string
+	Width       float64
+}
+
+// pageBars reads every bar segment of the results on the page.
+func (s *stack) pageBars() ([]string, []barSeg) {
+	urls := eval[[]string](s, `[...document.querySelectorAll('li.result')].map(li => li.dataset.url)`)
+	segs := eval[[]barSeg](s, `[...document.querySelectorAll('li.result')].flatMap(li => [...li.querySelectorAll('rect.seg')].map(r => ({URL: li.dataset.url, Signal: r.dataset.signal, Width: parseFloat(r.getAttribute('width'))})))`)
+	return urls, segs
+}
+
+const query = "python virtual environments"
+
+// searchPage types a query (suggestions appear), submits it and checks every bar
+// segment against the JSON answer of the same search.
+func (s *stack) searchPage(t *testing.T) {
+	s.do(chromedp.Navigate(s.search+"/"), chromedp.WaitVisible(chromedp.ID("q")), chromedp.SendKeys(chromedp.ID("q"), "virt"))
+	s.until(`document.querySelectorAll('#q-suggest option').length > 0`, 30*time.Second)
+	s.do(chromedp.SetValue(chromedp.ID("q"), query), chromedp.Click(chromedp.CSS(`#search .qrow button`)))
+	s.until(`document.querySelectorAll('li.result').length > 0`, time.Minute)
+	loc := eval[string](s, `location.search`)
+	if !strings.Contains(loc, "q=python+virtual+environments") || !strings.Contains(loc, "w_vector=") {
+		t.Errorf("the URL does not carry the form: %s", loc)
+	}
+	s.screenshot("search")
+	s.shot("search-top", chromedp.CaptureScreenshot()) // the first screen, for the README
+	urls, segs := s.pageBars()
+	var a apiAnswer
+	getJSON(t, s.search+"/api/v1/search?format=json&explain=true&q="+url.QueryEscape(query), &a)
+	s.compareBars(t, a, urls, segs)
+}
+
+func (s *stack) compareBars(t *testing.T, a apiAnswer, urls []string, segs []barSeg) {
+	t.Helper()
+	if strings.Join(urls, " ") != strings.Join(a.urls(), " ") {
+		t.Fatalf("page order %v, API order %v", urls, a.urls())
+	}
+	w := parseWeights(t, a.Explain.Weights)
+	want := map[string]float64{}
+	for _, r := range a.Results {
+		for sig, v := range r.ScoreBreakdown {
+			if x := w[sig] * v * 100; x > 0 {
+				want[r.URL+" "+sig] = x
+			}
+		}
+	}
+	got := map[string]float64{}
+	for _, sg := range segs {
+		got[sg.URL+" "+sg.Signal] = sg.Width
+	}
+	if len(got) != len(want) || len(got) == 0 {
+		t.Errorf("page has %d bar segments, the answer %d", len(got), len(want))
+	}
+	for k, x := range want {
+		if math.Abs(got[k]-x) > 0.01 {
+			t.Errorf("bar %s: width %.4f on the page, %.4f from the answer", k, got[k], x)
+		}
+	}
+}
+
+// weightsChangeOrder moves the sliders to title-only and then vector-only and
+// sees the first result change, each order matching the API's.
+func (s *stack) weightsChangeOrder(t *testing.T) {
+	set := func(weights map[string]string) []string {
+		s.do(chromedp.Navigate(s.search+"/?q="+url.QueryEscape(query)), chromedp.WaitVisible(chromedp.ID("q")),
+			chromedp.Click(chromedp.CSS(`details.options summary`)), chromedp.WaitVisible(chromedp.ID("w_title")))
+		for _, k := range []string{"vector", "graph", "bm25", "recency", "title"} {
+			s.do(chromedp.SetValue(chromedp.ID("w_"+k), weights[k]))
+		}
+		s.do(chromedp.Click(chromedp.CSS(`details.options button[type=submit]`)))
+		s.until(`location.search.includes('w_title=`+weights["title"]+`') && document.querySelectorAll('li.result').length > 0`, time.Minute)
+		urls, segs := s.pageBars()
+		var a apiAnswer
+		parts := []string{}
+		for _, k := range []string{"vector", "graph", "bm25", "recency", "title"} {
+			parts = append(parts, k+":"+weights[k])
+		}
+		getJSON(t, s.search+"/api/v1/search?format=json&explain=true&q="+url.QueryEscape(query)+"&weights="+url.QueryEscape(strings.Join(parts, ",")), &a)
+		s.compareBars(t, a, urls, segs)
+		return urls
+	}
+	titleOnly := set(map[string]string{"vector": "0", "graph": "0", "bm25": "0", "recency": "0", "title": "1"})
+	vectorOnly := set(map[string]string{"vector": "1", "graph": "0", "bm25": "0", "recency": "0", "title": "0"})
+	if titleOnly[0] == vectorOnly[0] {
+		t.Errorf("the first result did not change with the weights: %s", titleOnly[0])
+	}
+	t.Logf("first result: title only %s, vector only %s", titleOnly[0], vectorOnly[0])
+}
+
+// entityView opens a query entity and moves to a neighbour by clicking it.
+func (s *stack) entityView(t *testing.T) {
+	s.do(chromedp.Navigate(s.search+"/?q="+url.QueryEscape(query)), chromedp.WaitVisible(chromedp.CSS(`aside a[href^="/entities/"]`)),
+		chromedp.Click(chromedp.CSS(`aside a[href^="/entities/"]`)))
+	s.until(`location.pathname.startsWith('/entities/') && document.getElementById('graph') !== null`, time.Minute)
+	n := eval[int](s, `document.querySelectorAll('#graph a.node').length`)
+	if n == 0 {
+		t.Fatalf("the entity graph has no neighbours")
+	}
+	s.screenshot("entity")
+	from := eval[string](s, `location.pathname`)
+	next := eval[string](s, `document.querySelector('#graph a.node').getAttribute('href')`)
+	s.do(chromedp.Click(chromedp.CSS(`#graph a.node`)))
+	s.until(`location.pathname !== '`+from+`' && document.getElementById('ent-h') !== null`, time.Minute)
+	if got := eval[string](s, `location.pathname`); got != next {
+		t.Errorf("clicking a neighbour went to %s, want %s", got, next)
+	}
+}
+
+// scriptsDoNotRun checks that a page whose title and text contain script tags is
+// shown as text in results and in the document list, and nothing of it runs.
+func (s *stack) scriptsDoNotRun(t *testing.T) {
+	check := func(where string) {
+		if n := eval[int](s, `document.scripts.length`); n != 1 {
+			t.Errorf("%s: %d script elements, want only app.js", where, n)
+		}
+		if eval[bool](s, `window.__pwned !== undefined`) {
+			t.Errorf("%s: the crawled page's script ran", where)
+		}
+	}
+	s.do(chromedp.Navigate(s.search + "/?q=zanzibar+hostile"))
+	s.until(`document.querySelectorAll('li.result').length > 0`, time.Minute)
+	if !eval[bool](s, `[...document.querySelectorAll('li.result .rtitle')].some(h => h.textContent.includes('<script>'))`) {
+		t.Errorf("the hostile title is not shown as text")
+	}
+	check("search")
+	s.do(chromedp.Navigate(s.search+"/documents"), chromedp.WaitVisible(chromedp.CSS(`table.docs`)))
+	if !eval[bool](s, `document.querySelector('table.docs').textContent.includes('<script>')`) {
+		t.Errorf("the hostile title is not in the document list as text")
+	}
+	check("documents")
+	s.screenshot("documents")
+}
+
+// cancelCrawl starts an endless crawl of slow pages and cancels it from its page.
+func (s *stack) cancelCrawl(t *testing.T) {
+	s.do(chromedp.Navigate(s.search+"/crawls"), chromedp.WaitVisible(chromedp.ID("crawl-form")),
+		chromedp.SetValue(chromedp.ID("url"), s.site+"/slow/1"), chromedp.SetValue(chromedp.ID("max_pages"), "500"),
+		chromedp.SetValue(chromedp.ID("max_depth"), "15"), chromedp.Click(chromedp.CSS(`#crawl-form button[type=submit]`)))
+	s.until(`document.getElementById('job') !== null && Number(document.getElementById('c-fetched').textContent) >= 1`, 2*time.Minute)
+	id := eval[string](s, `document.getElementById('job').dataset.job`)
+	s.do(chromedp.Click(chromedp.CSS(`#cancel-form button`)))
+	s.until(`document.getElementById('c-status') !== null && document.getElementById('c-status').textContent === 'cancelled'`, time.Minute)
+	var job jobJSON
+	getJSON(t, s.crawler+"/api/v1/crawls/"+id, &job)
+	if job.Status != "cancelled" || job.Counters.Stored >= 500 {
+		t.Errorf("after cancel the crawler says %+v", job)
+	}
+}
+
+// phoneWidth renders the search page 390 px wide: nothing may overflow sideways.
+func (s *stack) phoneWidth(t *testing.T) {
+	s.do(chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.search+"/?q="+url.QueryEscape(query)))
+	s.until(`document.querySelectorAll('li.result').length > 0`, time.Minute)
+	if w := eval[int](s, `document.documentElement.scrollWidth - window.innerWidth`); w > 1 {
+		t.Errorf("the search page is %d px wider than a phone screen", w)
+	}
+	s.screenshot("search-phone")
+	s.do(chromedp.EmulateViewport(1280, 900))
+}
+
+// cleanup removes this test's documents from the shared graph.
+func (s *stack) cleanup(t *testing.T, _ string) {
+	var page struct {
+		Documents []struct{ ID string } `json:"documents"`
+	}
+	getJSON(t, s.crawler+"/api/v1/documents?limit=1000", &page)
+	for _, d := range page.Documents {
+		if err := s.kgClient.DeleteDocument(context.Background(), d.ID); err != nil {
+			t.Logf("kg delete %s: %v", d.ID, err)
+		}
+	}
+}
+
+// siteServer serves the small website the tests crawl: articles about Python
+// packaging for the searches, one hostile page, and an endless chain of slow
+// pages for cancelling.
+func siteServer(t *testing.T) string {
+	pages := map[string][2]string{
+		"/venv": {"Virtual environments", "Python packaging notes. Wheels and source distributions are built by setuptools. " +
+			"The build backend writes metadata for each distribution. PyPI hosts the packages that pip installs."},
+		"/isolation": {"Notes on isolation", "A Python virtual environment isolates packages. Create a virtual environment with the venv module: " +
+			"python -m venv .venv, then activate the virtual environment. Each virtual environment has its own site-packages. " +
+			"Virtual environments keep project dependencies apart."},
+		"/django": {"Django framework", "Django is a web framework written in Python. Django uses PostgreSQL or SQLite as its database. " +
+			"Install Django with pip inside a virtual environment."},
+		"/flask": {"Flask microframework", "Flask is a small web framework written in Python. Flask uses Jinja templates and Werkzeug. " +
+			"Install Flask with pip inside a virtual environment."},
+		"/pip": {"Installing packages with pip", "pip installs Python packages from PyPI. pip is part of Python since 3.4. " +
+			"Use pip in a virtual environment to avoid changing the system Python."},
+		"/asyncio": {"Asynchronous IO", "asyncio is a Python module for asynchronous programming with an event loop. " +
+			"Coroutines are scheduled by the asyncio event loop. Django supports asyncio views."},
+		"/postgres": {"PostgreSQL replication", "PostgreSQL streaming replication ships the write-ahead log to standby servers. " +
+			"Django uses PostgreSQL through psycopg."},
+		"/hostile": {"Zanzibar <script>window.__pwned=1</script> notes", "The zanzibar hostile page mentions <script>window.__pwned=2</script> in its text " +
+			"and <img src=x onerror=\"window.__pwned=3\"> as well, about Python."},
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/" {
+			fmt.Fprint(w, `<!doctype html><html><head><title>Python notes</title></head><body><main><h1>Python notes</h1><ul>`)
+			for p, c := range pages {
+				fmt.Fprintf(w, `<li><a href="%s">%s</a></li>`, p, escapeText(c[0]))
+			}
+			fmt.Fprint(w, `</ul><p>An index of notes about Python packaging, virtual environments and web frameworks.</p></main></body></html>`)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/slow/") {
+			n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/slow/"))
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			time.Sleep(400 * time.Millisecond)
+			fmt.Fprintf(w, `<!doctype html><html><head><title>Slow page %d</title></head><body><main><h1>Slow page %d</h1>
+<p>This page number %d is slow to answer, so that a crawl of it can be cancelled while it runs. It talks about nothing in particular.</p>
+<a href="/slow/%d">next</a> <a href="/slow/%d">other</a></main></body></html>`, n, n, n, 2*n, 2*n+1)
+			return
+		}
+		c, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		// The title is RCDATA, so script tags in it stay text; the body's are escaped
+		// text too, plus a real script element that extraction drops. The heading is
+		// the same everywhere, so the title is only in <title> (the title signal) and
+		// the text alone decides the vector signal.
+		fmt.Fprintf(w, `<!doctype html><html><head><title>%s</title><script>window.__pwned=4</script></head><body><main><article><h1>Notes</h1><p>%s</p><p>%s</p></article><a href="/">home</a></main></body></html>`,
+			strings.ReplaceAll(c[0], "</title>", ""), escapeText(c[1]), escapeText(c[1]))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func escapeText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
