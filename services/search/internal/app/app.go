@@ -21,6 +21,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/openapi"
 	"github.com/kgsearch/kgsearch/pkg/queryparse"
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 	"github.com/kgsearch/kgsearch/pkg/store"
@@ -97,6 +98,9 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Info: map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
 	}).Register()
 	MountMCP(srv, kg, apiclient.NewCrawler(cfg.CrawlerURL, nil, cfg.CrawlerAPIKey), cfg.APIKeys, logger)
+	if err := openapi.Mount(srv.Engine(), "search", api.OpenAPI); err != nil {
+		return err
+	}
 	pages, err := web.New(web.Deps{Search: pipe, Chunks: st, Docs: idx, Graph: kg,
 		Crawler: web.NewCrawler(cfg.CrawlerURL, cfg.CrawlerAPIKey), APIKeys: cfg.APIKeys, Logger: logger})
 	if err != nil {
