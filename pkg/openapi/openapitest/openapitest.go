@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -96,6 +97,9 @@ func (c *Checker) Do(h http.Handler, req *http.Request) *httptest.ResponseRecord
 // Check validates one answer to req.
 func (c *Checker) Check(req *http.Request, status int, header http.Header, body []byte) {
 	c.t.Helper()
+	// The document's server is "/": route on the path alone, whatever host served it.
+	req = req.Clone(req.Context())
+	req.URL = &url.URL{Path: req.URL.Path, RawPath: req.URL.RawPath, RawQuery: req.URL.RawQuery}
 	route, params, err := c.router.FindRoute(req)
 	if err != nil {
 		c.t.Errorf("%s %s: not in the OpenAPI document: %v", req.Method, req.URL.Path, err)
@@ -190,4 +194,33 @@ func (c *Checker) Covered(noError ...string) {
 			c.t.Errorf("operation %s: no error answer was checked", op)
 		}
 	}
+}
+
+// Fetch sends a request to a running server at base, checks the answer and
+// returns it. A JSON body is sent as application/json unless hdr sets a
+// Content-Type; hdr holds header name/value pairs.
+func (c *Checker) Fetch(base, method, path, body string, hdr ...string) (int, http.Header, []byte) {
+	c.t.Helper()
+	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatalf("%s %s: read: %v", method, path, err)
+	}
+	req.Body = io.NopCloser(strings.NewReader(body))
+	c.Check(req, resp.StatusCode, resp.Header, data)
+	return resp.StatusCode, resp.Header, data
 }

@@ -30,6 +30,7 @@ func freshDatabase(t *testing.T) string {
 }
 
 type fixture struct {
+	srv *httpserver.Server
 	st  *store.Store
 	eng *engine.Engine
 	url string // API base
@@ -68,7 +69,7 @@ func newFixture(t *testing.T, allow []string) *fixture {
 	t.Cleanup(func() { cancel(); <-done })
 	hs := httptest.NewServer(srv.Engine())
 	t.Cleanup(hs.Close)
-	return &fixture{st: st, eng: eng, url: hs.URL}
+	return &fixture{srv: srv, st: st, eng: eng, url: hs.URL}
 }
 
 func (f *fixture) do(t *testing.T, method, path, body string) (int, map[string]any, http.Header) {

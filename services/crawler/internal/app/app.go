@@ -15,6 +15,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/openapi"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/api"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
@@ -76,6 +77,9 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Limits: engine.Limits{MaxPages: cfg.MaxPagesCap, MaxDepth: cfg.MaxDepthCap}, Canon: copts,
 	}, st, fetcher, guard, pipe, logger, srv.Registry())
 	api.New(srv, st, eng).Register()
+	if err := openapi.Mount(srv.Engine(), "crawler", api.OpenAPI); err != nil {
+		return err
+	}
 	srv.AddReadyCheck("mariadb", st.Ping)
 	srv.SetReady(true)
 
