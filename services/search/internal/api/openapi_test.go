@@ -95,7 +95,7 @@ func TestOpenAPIContract(t *testing.T) {
 	keyed := httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0", APIKeys: []string{"contract-key-0123456789"}}, slog.New(slog.DiscardHandler))
 	block := make(chan struct{})
 	api.New(keyed, api.Deps{Search: env.Pipeline, Index: env.Indexer,
-		Reindex: func(ctx context.Context) error { <-block; return nil }}).Register()
+		Reindex: api.ReindexFunc(func(ctx context.Context) error { <-block; return nil })}).Register()
 	ke := keyed.Engine()
 	check := func(method, target string, status int, hdr ...string) {
 		t.Helper()
