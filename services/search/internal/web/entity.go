@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -188,7 +189,7 @@ func layout(ent *kgapi.Entity, rels []kgapi.Relation) graphView {
 		g.Edges = append(g.Edges, edgeView{
 			X1: g.Center.X, Y1: g.Center.Y, X2: nd.X, Y2: nd.Y,
 			LX: round1(g.Center.X + (nd.X-g.Center.X)*t), LY: round1(g.Center.Y + (nd.Y-g.Center.Y)*t - 4),
-			Label: rel.Type, Width: round1(width), Out: rel.Direction != "in",
+			Label: rel.Type + " " + strconv.FormatFloat(rel.Weight, 'g', 3, 64), Width: round1(width), Out: rel.Direction != "in",
 			Title: ent.Name + " " + arrow + " " + rel.Type + " " + arrow + " " + rel.Other.Name + ": weight " + f3(rel.Weight) + ", confidence " + f3(rel.Confidence),
 		})
 	}
