@@ -1,7 +1,11 @@
 // Command kgload drives the running search service with concurrent clients and
 // reports what a user would see: client-measured latency percentiles, sustained
 // QPS, errors by status class, degraded answers by signal, the server's own
-// total_time_ms and per-phase medians, and the search process's resident memory.
+// total_time_ms and per-phase medians, the search process's resident memory, and
+// the CPU milliseconds each answered query costs each process of the stack
+// (search, kg, MariaDB, Neo4j and kgload itself, from utime+stime in
+// /proc/<pid>/stat before and after each level; -cpu names them) next to the
+// machine's busy time, so work by anything else on the machine shows as "other".
 //
 // With -fault it also checks the degradation contract: kg is stopped after a
 // third of the run and started again after two thirds; every request must be

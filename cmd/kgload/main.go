@@ -37,6 +37,7 @@ type config struct {
 	grace     time.Duration
 	workdir   string
 	tolerance float64
+	procs     []Proc // processes whose CPU is measured
 }
 
 func main() {
@@ -59,7 +60,7 @@ func main() {
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("kgload", flag.ContinueOnError)
 	var c config
-	var clients, queries string
+	var clients, queries, cpu string
 	fs.StringVar(&c.search, "search", "http://127.0.0.1:8080", "search service base URL")
 	fs.StringVar(&clients, "clients", "1,8", "comma-separated concurrency levels")
 	fs.DurationVar(&c.duration, "duration", 30*time.Second, "time limit per level (0: none, then -requests is required)")
@@ -75,6 +76,11 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&c.grace, "recover-grace", 3*time.Second, "time after kg is back before answers must be undegraded (-fault)")
 	fs.Float64Var(&c.tolerance, "recover-tolerance", 0, "fraction of answers after recovery allowed to stay degraded graph/expansion (-fault)")
 	fs.StringVar(&c.workdir, "dir", ".", "working directory for the fault commands")
+	state := os.Getenv("KGS_STATE")
+	if state == "" {
+		state = ".state"
+	}
+	fs.StringVar(&cpu, "cpu", defaultCPUProcs(state), "processes whose CPU per query is measured: name=pid or name=pidfile, comma-separated (a missing pid file is skipped; the client itself is added as kgload)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -110,6 +116,14 @@ func parseFlags(args []string) (config, error) {
 		return c, err
 	}
 	c.queries = qs
+	procs, skipped, err := parseProcs(cpu)
+	if err != nil {
+		return c, err
+	}
+	for _, sk := range skipped {
+		fmt.Fprintf(os.Stderr, "kgload: CPU of %s not measured\n", sk)
+	}
+	c.procs = append(procs, Proc{Name: "kgload", PID: os.Getpid(), From: "self"})
 	return c, nil
 }
 
@@ -165,6 +179,7 @@ func run(ctx context.Context, log *slog.Logger, cfg config, w io.Writer) (bool, 
 		sums = append(sums, s)
 	}
 	printTable(w, sums)
+	printCPUTable(w, sums)
 	if cfg.jsonOut != "" {
 		b, err := json.MarshalIndent(sums, "", "  ")
 		if err != nil {
@@ -195,6 +210,7 @@ func runLevel(ctx context.Context, log *slog.Logger, cfg config, client *http.Cl
 		mem = m
 	}
 	load := loadAvg()
+	cpu0 := sampleCPU(cfg.procs)
 	start := time.Now()
 
 	var win Window
@@ -231,10 +247,12 @@ func runLevel(ctx context.Context, log *slog.Logger, cfg config, client *http.Cl
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1 := sampleCPU(cfg.procs)
 	cancel()
 	faultErr := <-faultDone
 
 	s := summariseLevel(clients, elapsed, results)
+	s.CPU = cpuCost(cfg.procs, cpu0, cpu1, s.Status["2xx"], elapsed.Seconds())
 	s.LoadAvg = load
 	if mem != nil {
 		s.RSS = mem.stop()
@@ -447,6 +465,15 @@ func printLevel(w io.Writer, s Summary) {
 		}
 	}
 	fmt.Fprintf(w, "phase medians ms: %s\n", strings.Join(ph, "  "))
+	if c := s.CPU; c != nil {
+		var ms, cores []string
+		for _, k := range cpuKeys(c) {
+			ms = append(ms, fmt.Sprintf("%s %.2f", k, c.MSPerQuery[k]))
+			cores = append(cores, fmt.Sprintf("%s %.2f", k, c.Cores[k]))
+		}
+		fmt.Fprintf(w, "CPU ms per answered query: %s\n", strings.Join(ms, "  "))
+		fmt.Fprintf(w, "cores busy (average): %s\n", strings.Join(cores, "  "))
+	}
 	if s.RSS != nil {
 		fmt.Fprintf(w, "search RSS MiB (pid %d): start %.0f  peak sampled %.0f  end %.0f  VmHWM %.0f (%d samples)\n",
 			s.RSS.PID, s.RSS.StartMiB, s.RSS.PeakMiB, s.RSS.EndMiB, s.RSS.HWMMiB, s.RSS.Samples)
@@ -482,6 +509,40 @@ func printTable(w io.Writer, sums []Summary) {
 		fmt.Fprintf(w, "| %d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s | %s |\n",
 			s.Clients, s.Requests, s.QPS, s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.Max,
 			s.ServerTotal.P50, s.ServerTotal.P99, orNone(kv(errs)), orNone(kv(s.Degraded)), rss, s.LoadAvg)
+	}
+}
+
+// cpuKeys orders a CPU report's keys: processes by name, then other and machine.
+func cpuKeys(c *CPU) []string {
+	var keys []string
+	for k := range c.MSPerQuery {
+		if k != "other" && k != "machine" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range []string{"other", "machine"} {
+		if _, ok := c.MSPerQuery[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// printCPUTable prints CPU ms per answered query by process and level.
+func printCPUTable(w io.Writer, sums []Summary) {
+	if len(sums) == 0 || sums[0].CPU == nil {
+		return
+	}
+	keys := cpuKeys(sums[0].CPU)
+	fmt.Fprintf(w, "\nCPU ms per answered query (cores busy in parentheses):\n\n| clients | QPS | %s |\n|---:|---:|%s\n",
+		strings.Join(keys, " | "), strings.Repeat("---:|", len(keys)))
+	for _, s := range sums {
+		cells := make([]string, len(keys))
+		for i, k := range keys {
+			cells[i] = fmt.Sprintf("%.2f (%.2f)", s.CPU.MSPerQuery[k], s.CPU.Cores[k])
+		}
+		fmt.Fprintf(w, "| %d | %.1f | %s |\n", s.Clients, s.QPS, strings.Join(cells, " | "))
 	}
 }
 

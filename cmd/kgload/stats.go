@@ -73,6 +73,7 @@ type Summary struct {
 	RSS         *Memory            `json:"rss,omitempty"`
 	LoadAvg     string             `json:"loadavg,omitempty"`
 	Fault       *FaultReport       `json:"fault,omitempty"`
+	CPU         *CPU               `json:"cpu,omitempty"`
 }
 
 // statusClass names the class of an HTTP status; 0 means no answer.
