@@ -89,7 +89,9 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) (Feed, erro
 		var f Feed
 		recs, err := run(ctx, tx, `
 			MATCH (l:GraphLock {id: 'write'})
-			SET l.seq = l.seq
+			SET l._LOCK_ = true
+			REMOVE l._LOCK_
+			WITH l
 			RETURN l.seq AS head, coalesce(l.pruned, 0) AS pruned`, nil)
 		if err != nil {
 			return f, fmt.Errorf("lock graph feed: %w", err)
@@ -135,13 +137,14 @@ func (s *Store) PruneChanges(ctx context.Context, before time.Time, limit int) (
 	n, err := neo4j.ExecuteWrite(ctx, sess, func(tx neo4j.ManagedTransaction) (int, error) {
 		recs, err := run(ctx, tx, `
 			MATCH (l:GraphLock {id: 'write'})
-			SET l.pruned = coalesce(l.pruned, 0)
+			SET l._LOCK_ = true
+			REMOVE l._LOCK_
 			WITH l
-			OPTIONAL MATCH (c:GraphChange) WHERE c.seq > l.pruned AND c.at < $before
+			OPTIONAL MATCH (c:GraphChange) WHERE c.seq > coalesce(l.pruned, 0) AND c.at < $before
 			WITH l, c ORDER BY c.seq LIMIT $limit
 			WITH l, collect(c) AS cs, max(c.seq) AS upto
 			FOREACH (x IN cs | DELETE x)
-			SET l.pruned = CASE WHEN upto > l.pruned THEN upto ELSE l.pruned END
+			SET l.pruned = CASE WHEN upto > coalesce(l.pruned, 0) THEN upto ELSE l.pruned END
 			RETURN size(cs) AS n`, map[string]any{"before": before.UTC(), "limit": int64(limit)})
 		if err != nil {
 			return 0, err

@@ -216,11 +216,22 @@ const applyCounters = `
 			e.mention_count = e.mention_count + row.mc
 	}`
 
+// lockThenCount takes the write lock on l, then increments its sequence number.
+// A bare SET l.seq = l.seq + 1 is not enough: the value can be read before the
+// lock is granted, and a transaction that waited for the lock then writes a stale
+// number (seen with the feed's locked read, which wrote l.seq back). Setting a
+// property that is not read takes the lock first, as Neo4j's manual advises
+// against lost updates.
+const lockThenCount = `
+		SET l._LOCK_ = true
+		WITH l
+		SET l.seq = l.seq + 1
+		REMOVE l._LOCK_`
+
 func upsertTx(ctx context.Context, tx neo4j.ManagedTransaction, p *prepared) (UpsertResult, error) {
 	var out UpsertResult
 	recs, err := run(ctx, tx, `
-		MATCH (l:GraphLock {id: 'write'})
-		SET l.seq = l.seq + 1
+		MATCH (l:GraphLock {id: 'write'})`+lockThenCount+`
 		MERGE (d:Document {id: $id})
 		ON CREATE SET d.created = true
 		WITH d, coalesce(d.created, false) OR d:Placeholder AS created
@@ -266,8 +277,7 @@ func orEmpty(rows []any) []any {
 
 func deleteTx(ctx context.Context, tx neo4j.ManagedTransaction, id string) error {
 	recs, err := run(ctx, tx, `
-		MATCH (l:GraphLock {id: 'write'})
-		SET l.seq = l.seq + 1
+		MATCH (l:GraphLock {id: 'write'})`+lockThenCount+`
 		WITH l
 		OPTIONAL MATCH (d:Document {id: $id}) WHERE NOT d:Placeholder
 		SET d.deleting = true

@@ -20,13 +20,18 @@ import (
 	"github.com/kgsearch/kgsearch/services/kg/internal/config"
 	"github.com/kgsearch/kgsearch/services/kg/internal/corpus"
 	"github.com/kgsearch/kgsearch/services/kg/internal/entitygraph"
+	"github.com/kgsearch/kgsearch/services/kg/internal/projection"
 )
 
 // Parts are the service's components, built by Build and run by Run.
 type Parts struct {
-	Server    *httpserver.Server
-	Graph     *entitygraph.Service
-	Store     *graph.Store
+	Server *httpserver.Server
+	Graph  *entitygraph.Service
+	Store  *graph.Store
+	// Access is how the service reaches the graph: the Store, with match, expand
+	// and the entity list served by the projection when KG_PROJECTION is on.
+	Access    projection.Backend
+	Follower  *projection.Follower // nil when KG_PROJECTION is off
 	Extractor *extract.Extractor
 	Learner   *extract.Learner
 	cfg       config.Config
@@ -65,14 +70,21 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 	}
 	cancel()
 	srv := httpserver.New("kg", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys, MaxBodyBytes: cfg.MaxBodyBytes}, logger)
+	var access projection.Backend = st
+	var follower *projection.Follower
+	if cfg.Projection {
+		follower = &projection.Follower{P: projection.New(), Src: st, Log: logger,
+			Every: cfg.ProjectionPoll, MinReload: cfg.ProjectionMinReload}
+		access = &projection.Graph{Backend: st, F: follower, Log: logger}
+	}
 	svc := entitygraph.New(entitygraph.Limits{
 		MaxChunkBytes: cfg.MaxChunkBytes, MaxChunks: cfg.MaxChunks, MaxLinks: cfg.MaxLinks, MaxQueryBytes: cfg.MaxQueryBytes,
 		GraphTimeout: cfg.GraphTimeout,
-	}, entitygraph.Deps{Extractor: x, Learner: learner, Writer: st, Reader: st, Lookup: st, Logger: logger})
+	}, entitygraph.Deps{Extractor: x, Learner: learner, Writer: access, Reader: access, Lookup: access, Logger: logger})
 	srv.Registry().MustRegister(svc.Collectors()...)
 	api.New(srv, api.Deps{Ingest: svc, Query: svc, Browse: svc}).Register()
 	srv.AddReadyCheck("neo4j", st.Ping)
-	return &Parts{Server: srv, Graph: svc, Store: st, Extractor: x, Learner: learner, cfg: cfg, log: logger}, nil
+	return &Parts{Server: srv, Graph: svc, Store: st, Access: access, Follower: follower, Extractor: x, Learner: learner, cfg: cfg, log: logger}, nil
 }
 
 // Run serves until ctx is cancelled, then saves the learner and closes the store.
@@ -107,7 +119,9 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 }
 
 // Background sets up the graph schema, retrying while Neo4j is not reachable,
-// marks the service ready, then refreshes the live gazetteer periodically.
+// loads the graph projection (or warms Neo4j up when it is off), marks the
+// service ready, then follows the graph's change feed and refreshes the live
+// gazetteer and prunes the feed periodically.
 func (p *Parts) Background(ctx context.Context) error {
 	wait := time.Second
 	for {
@@ -128,24 +142,66 @@ func (p *Parts) Background(ctx context.Context) error {
 		}
 		wait = min(2*wait, 30*time.Second)
 	}
-	p.warmUp(ctx)
+	if p.Follower != nil {
+		p.loadProjection(ctx)
+	} else {
+		p.warmUp(ctx)
+	}
 	p.Graph.SetReady(true)
 	p.Server.SetReady(true)
 	p.log.Info("graph ready")
-	p.refresh(ctx)
-	if p.cfg.GazetteerEvery <= 0 {
-		<-ctx.Done()
-		return nil
+	if p.Follower != nil {
+		go func() { _ = p.Follower.Run(ctx) }()
 	}
-	t := time.NewTicker(p.cfg.GazetteerEvery)
-	defer t.Stop()
+	p.refresh(ctx)
+	var gazetteer, prune <-chan time.Time
+	if p.cfg.GazetteerEvery > 0 {
+		t := time.NewTicker(p.cfg.GazetteerEvery)
+		defer t.Stop()
+		gazetteer = t.C
+	}
+	if p.Follower != nil {
+		t := time.NewTicker(pruneEvery)
+		defer t.Stop()
+		prune = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-gazetteer:
 			p.refresh(ctx)
+		case <-prune:
+			p.prune(ctx)
 		}
+	}
+}
+
+// pruneEvery is how often a kg process prunes the graph's change feed.
+const pruneEvery = 10 * time.Minute
+
+// loadProjection loads the graph projection before the service reports ready, so
+// that the first searches are answered from memory, not by a cold Neo4j. On
+// failure the API answers from Neo4j until the follower's loop has loaded it.
+func (p *Parts) loadProjection(ctx context.Context) {
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if err := p.Follower.Sync(lctx); err != nil {
+		p.log.Warn("graph projection not loaded yet; answering from Neo4j meanwhile", "err", err)
+	}
+}
+
+// prune removes graph changes older than KG_FEED_RETAIN from the feed.
+func (p *Parts) prune(ctx context.Context) {
+	pctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	n, err := p.Store.PruneChanges(pctx, time.Now().Add(-p.cfg.FeedRetain), 10000)
+	if err != nil {
+		p.log.Warn("graph change feed not pruned", "err", err)
+		return
+	}
+	if n > 0 {
+		p.log.Info("graph change feed pruned", "removed", n)
 	}
 }
 
@@ -188,7 +244,7 @@ func (p *Parts) warmUp(ctx context.Context) {
 func (p *Parts) refresh(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	n, err := corpus.RefreshGazetteer(rctx, p.Store, p.Extractor, p.cfg.GazetteerSize, p.cfg.GazetteerMinDoc)
+	n, err := corpus.RefreshGazetteer(rctx, p.Access, p.Extractor, p.cfg.GazetteerSize, p.cfg.GazetteerMinDoc)
 	if err != nil {
 		p.log.Warn("live gazetteer not refreshed", "err", err)
 		return

@@ -44,6 +44,11 @@ type Config struct {
 	GazetteerEvery  time.Duration // KG_GAZETTEER_REFRESH: reload learned entities from the graph
 	GazetteerSize   int           // KG_GAZETTEER_SIZE: most frequent graph entities loaded
 	GazetteerMinDoc int           // KG_GAZETTEER_MIN_DOCS: documents an entity needs to be loaded
+
+	Projection          bool          // KG_PROJECTION: serve match and expand from the in-memory graph projection
+	ProjectionPoll      time.Duration // KG_PROJECTION_POLL: how often the projection reads the graph's change feed
+	ProjectionMinReload time.Duration // KG_PROJECTION_MIN_RELOAD: shortest time between two snapshot loads after feed gaps
+	FeedRetain          time.Duration // KG_FEED_RETAIN: how long graph changes stay in the feed before pruning
 }
 
 // Default returns the configuration used when no variable is set. stateDir is
@@ -72,6 +77,11 @@ func Default(stateDir string) Config {
 		GazetteerEvery:    5 * time.Minute,
 		GazetteerSize:     1000,
 		GazetteerMinDoc:   2,
+
+		Projection:          true,
+		ProjectionPoll:      200 * time.Millisecond,
+		ProjectionMinReload: 30 * time.Second,
+		FeedRetain:          24 * time.Hour,
 	}
 }
 
@@ -104,6 +114,10 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.GazetteerEvery = r.Duration("KG_GAZETTEER_REFRESH", c.GazetteerEvery)
 	c.GazetteerSize = r.Int("KG_GAZETTEER_SIZE", c.GazetteerSize)
 	c.GazetteerMinDoc = r.Int("KG_GAZETTEER_MIN_DOCS", c.GazetteerMinDoc)
+	c.Projection = r.Bool("KG_PROJECTION", c.Projection)
+	c.ProjectionPoll = r.Duration("KG_PROJECTION_POLL", c.ProjectionPoll)
+	c.ProjectionMinReload = r.Duration("KG_PROJECTION_MIN_RELOAD", c.ProjectionMinReload)
+	c.FeedRetain = r.Duration("KG_FEED_RETAIN", c.FeedRetain)
 	var errs []error
 	if err := r.Err(); err != nil {
 		errs = append(errs, err)
@@ -182,6 +196,15 @@ func (c Config) Validate() error {
 	if c.GazetteerMinDoc < 1 {
 		bad("KG_GAZETTEER_MIN_DOCS", "%d is below 1", c.GazetteerMinDoc)
 	}
+	if c.ProjectionPoll < 10*time.Millisecond || c.ProjectionPoll > time.Minute {
+		bad("KG_PROJECTION_POLL", "%s is outside 10ms..1m", c.ProjectionPoll)
+	}
+	if c.ProjectionMinReload < 0 || c.ProjectionMinReload > time.Hour {
+		bad("KG_PROJECTION_MIN_RELOAD", "%s is outside 0..1h", c.ProjectionMinReload)
+	}
+	if c.FeedRetain < time.Minute {
+		bad("KG_FEED_RETAIN", "%s is below 1m", c.FeedRetain)
+	}
 	return errors.Join(errs...)
 }
 
@@ -194,5 +217,6 @@ func (c Config) LogAttrs() []any {
 		"neo4j_password_set", c.Neo4jPassword != "", "api_keys", len(c.APIKeys),
 		"max_body_bytes", c.MaxBodyBytes, "max_chunk_bytes", c.MaxChunkBytes, "max_chunks", c.MaxChunks,
 		"learner_file", c.LearnerFile, "gazetteer_refresh", c.GazetteerEvery.String(),
+		"projection", c.Projection, "projection_poll", c.ProjectionPoll.String(), "feed_retain", c.FeedRetain.String(),
 	}
 }

@@ -26,13 +26,29 @@ type Follower struct {
 	Every time.Duration
 	// Batch is how many changes one read applies at most (0: 500).
 	Batch int
+	// MinReload is the shortest time between two snapshot loads after gaps in
+	// the feed: while writers that keep no feed (an older version) are running,
+	// every write is a gap, and the projection stays that stale rather than
+	// reloading the whole graph after each.
+	MinReload time.Duration
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
 
 	mu sync.Mutex // one sync at a time
 	// redo is the snapshot's sequence number until the change it names has been
 	// re-read (Snapshot may have seen that write in part).
 	redo int64
 	// Reloads counts the snapshots loaded (the first one included).
-	reloads int
+	reloads    int
+	lastReload time.Time
+	stale      string // why a snapshot load is due ("" when none is)
+}
+
+func (f *Follower) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
 }
 
 // Reloads counts the snapshots loaded so far.
@@ -43,14 +59,22 @@ func (f *Follower) Reloads() int {
 }
 
 // Sync brings the projection up to the feed's head: it loads a snapshot first if
-// there is none (or the feed has a gap after the projection's position), then
-// applies the changes after it. It is what a kg process calls after its own write,
-// so that the write is visible to its next query.
+// there is none, then applies the changes after it. It is what a kg process calls
+// after its own write, so that the write is visible to its next query.
+//
+// A gap in the feed (changes pruned before they were read, or writes by a
+// version that keeps no feed) means writes the projection cannot replay: the
+// changes that are in the feed are applied all the same, the projection is
+// marked stale, and a snapshot is loaded as soon as MinReload has passed since
+// the last one.
 func (f *Follower) Sync(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.P.Loaded() {
 		return f.reload(ctx, "initial load")
+	}
+	if f.stale != "" && f.mayReload() {
+		return f.reload(ctx, f.stale)
 	}
 	for {
 		after := f.P.Seq()
@@ -66,43 +90,61 @@ func (f *Follower) Sync(ctx context.Context) error {
 			return nil
 		}
 		if pruned > after {
-			return f.reload(ctx, fmt.Sprintf("changes up to %d were pruned, the projection is at %d", pruned, after))
+			f.stale = fmt.Sprintf("changes up to %d were pruned, the projection was at %d", pruned, after)
 		}
 		feed, err := f.Src.Changes(ctx, from, f.batch())
 		if err != nil {
 			return err
 		}
 		last, ok := f.contiguous(feed, after)
-		if !ok {
-			return f.reload(ctx, fmt.Sprintf("the change feed has a gap after %d (head %d)", after, feed.Head))
+		if !ok && f.stale == "" {
+			f.stale = fmt.Sprintf("the change feed has a gap after %d (head %d)", after, feed.Head)
 		}
 		f.P.Apply(feed.State, last)
 		f.redo = 0
+		if f.stale != "" && f.mayReload() {
+			return f.reload(ctx, f.stale)
+		}
 		if last >= feed.Head {
 			return nil
 		}
 	}
 }
 
-// contiguous checks that feed holds every change after `after`, up to its last
-// change or its head, and returns the position it brings the projection to. A
-// change at or before `after` (the snapshot's own write, re-read) is allowed.
+// Stale says why the projection misses writes it could not replay ("" when it
+// misses none); a snapshot load clears it.
+func (f *Follower) Stale() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stale
+}
+
+func (f *Follower) mayReload() bool {
+	return f.reloads == 0 || f.now().Sub(f.lastReload) >= f.MinReload
+}
+
+// contiguous returns the position the changes of feed bring the projection to
+// (their last one when the page is full, the head otherwise), and whether they
+// hold every write after `after`. A change at or before `after` (the snapshot's
+// own write, re-read) is allowed.
 func (f *Follower) contiguous(feed graph.Feed, after int64) (int64, bool) {
-	want := after + 1
+	want, ok := after+1, true
 	for _, c := range feed.Changes {
 		if c.Seq < want {
 			continue
 		}
 		if c.Seq != want {
-			return 0, false
+			ok = false
 		}
-		want++
+		want = c.Seq + 1
 	}
-	last := want - 1
-	if len(feed.Changes) < f.batch() && last < feed.Head {
-		return 0, false // writes without a change: an older writer, or pruned meanwhile
+	if len(feed.Changes) == f.batch() {
+		return max(want-1, after), ok
 	}
-	return max(last, after), true
+	if want-1 < feed.Head {
+		ok = false // writes without a change: an older writer, or pruned meanwhile
+	}
+	return max(feed.Head, after), ok
 }
 
 func (f *Follower) batch() int {
@@ -119,8 +161,9 @@ func (f *Follower) reload(ctx context.Context, why string) error {
 		return err
 	}
 	f.P.Load(st)
-	f.redo = st.Seq
+	f.redo, f.stale = st.Seq, ""
 	f.reloads++
+	f.lastReload = f.now()
 	if f.Log != nil {
 		sz := f.P.Size()
 		f.Log.Info("graph projection loaded", "reason", why, "seq", st.Seq, "entities", sz.Entities,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/graph"
 )
@@ -153,5 +154,47 @@ func TestFollowerReloadsOnGap(t *testing.T) {
 		// Back to the projection at 5 with one chunk.
 		f.P.Load(graph.State{Seq: 5, Docs: []graph.DocState{doc("d1", "c1")}, Entities: []graph.EntityState{python}})
 		f.redo = 0
+	}
+}
+
+func TestFollowerReloadsAtMostEveryMinReload(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	src := &fakeSource{head: 5, snap: graph.State{Seq: 5, Docs: []graph.DocState{doc("d1", "c1")}, Entities: []graph.EntityState{python}}}
+	f := &Follower{P: New(), Src: src, MinReload: 30 * time.Second, Now: func() time.Time { return now }}
+	if err := f.Sync(ctx); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+	// Writes without changes (an older writer): a gap, but the last load is recent.
+	src.head = 7
+	src.snap = graph.State{Seq: 7, Docs: []graph.DocState{doc("d1", "c1", "c2")}, Entities: []graph.EntityState{python}}
+	now = now.Add(10 * time.Second)
+	if err := f.Sync(ctx); err != nil || src.snapshots != 1 || f.Stale() == "" {
+		t.Fatalf("gap 10 s after a load: %d snapshots, stale %q (%v), want 1 and stale", src.snapshots, f.Stale(), err)
+	}
+	now = now.Add(25 * time.Second)
+	if err := f.Sync(ctx); err != nil || src.snapshots != 2 || f.P.Seq() != 7 || len(matched(t, f.P)) != 2 || f.Stale() != "" {
+		t.Fatalf("gap 35 s after a load: %d snapshots at seq %d (%v), want 2 at 7, not stale", src.snapshots, f.P.Seq(), err)
+	}
+}
+
+func TestFollowerAppliesChangesAcrossAGap(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	src := &fakeSource{head: 5, snap: graph.State{Seq: 5, Docs: []graph.DocState{doc("d1", "c1")}, Entities: []graph.EntityState{python}}}
+	f := &Follower{P: New(), Src: src, MinReload: time.Minute, Now: func() time.Time { return now }}
+	if err := f.Sync(ctx); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+	// 6 was written without a change; 7 adds d2. d2 is served at once, the gap
+	// waits for the next allowed load.
+	src.head = 7
+	src.changes = []graph.Change{{Seq: 7, Op: graph.ChangeUpsert, Doc: "d2", Entities: []string{"python"}}}
+	src.state = graph.State{Docs: []graph.DocState{doc("d2", "c9")}, Entities: []graph.EntityState{python}}
+	if err := f.Sync(ctx); err != nil {
+		t.Fatalf("sync across the gap: %v", err)
+	}
+	if got := matched(t, f.P); len(got) != 2 || f.P.Seq() != 7 || f.Stale() == "" || src.snapshots != 1 {
+		t.Fatalf("across the gap: chunks %v at seq %d, stale %q, %d snapshots; want c1 and c9 at 7, stale, 1", got, f.P.Seq(), f.Stale(), src.snapshots)
 	}
 }
