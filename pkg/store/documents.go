@@ -317,14 +317,45 @@ func recordChange(ctx context.Context, tx *sql.Tx, docID string, op Op) (int64, 
 	return seq, nil
 }
 
+// DeletePayload is the outbox payload of an OutboxDelete row: the document kg
+// must drop, and its URL when the deleter knew it (for logs and tools).
+type DeletePayload struct {
+	ID  string `json:"id"`
+	URL string `json:"url,omitempty"`
+}
+
+// DeletePayload decodes the payload of an OutboxDelete row. Rows written
+// without one (or before it was typed) give the row's document id.
+func (it OutboxItem) DeletePayload() (DeletePayload, error) {
+	p := DeletePayload{ID: it.DocumentID}
+	if len(it.Payload) > 0 {
+		if err := json.Unmarshal(it.Payload, &p); err != nil {
+			return p, fmt.Errorf("decode delete payload of outbox row %d: %w", it.ID, err)
+		}
+	}
+	if p.ID == "" {
+		p.ID = it.DocumentID
+	}
+	return p, nil
+}
+
 // DeleteDocument removes a document and its chunks, records a delete change and
-// enqueues an OutboxDelete row (payload may be nil). Unknown ids give ErrNotFound.
-func (s *Store) DeleteDocument(ctx context.Context, id string, outboxPayload json.RawMessage) (int64, error) {
-	if outboxPayload != nil && !json.Valid(outboxPayload) {
-		return 0, fmt.Errorf("delete document %s: %w", id, invalid("outbox payload", "not valid JSON"))
+// enqueues an OutboxDelete row with the payload (nil: the id alone). Unknown ids
+// give ErrNotFound.
+func (s *Store) DeleteDocument(ctx context.Context, id string, del *DeletePayload) (int64, error) {
+	p := DeletePayload{ID: id}
+	if del != nil {
+		if del.ID != "" && del.ID != id {
+			return 0, fmt.Errorf("delete document %s: %w", id, invalid("payload id", "%q is not the deleted document", del.ID))
+		}
+		p.URL = del.URL
+	}
+	outboxPayload, err := json.Marshal(p)
+	if err != nil {
+		return 0, fmt.Errorf("delete document %s: %w", id, err)
 	}
 	var seq int64
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var exists int
 		err := tx.QueryRowContext(ctx, "SELECT 1 FROM documents WHERE id = ? FOR UPDATE", id).Scan(&exists)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -238,6 +238,34 @@ func (s *Store) FrontierCounts(ctx context.Context, jobID string) (FrontierCount
 	return c, nil
 }
 
+// FrontierReasons counts a job's URLs by state and reason (the reason of a
+// done, failed or skipped URL: stored, http_404, robots …).
+func (s *Store) FrontierReasons(ctx context.Context, jobID string) (map[FrontierState]map[string]int64, error) {
+	rows, err := s.db.QueryContext(ctx,
+		"SELECT state, reason, COUNT(*) FROM crawl_frontier WHERE job_id = ? GROUP BY state, reason", jobID)
+	if err != nil {
+		return nil, fmt.Errorf("count frontier reasons of job %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	out := map[FrontierState]map[string]int64{}
+	for rows.Next() {
+		var state, reason string
+		var n int64
+		if err := rows.Scan(&state, &reason, &n); err != nil {
+			return nil, fmt.Errorf("count frontier reasons of job %s: %w", jobID, err)
+		}
+		st := FrontierState(state)
+		if out[st] == nil {
+			out[st] = map[string]int64{}
+		}
+		out[st][reason] += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count frontier reasons of job %s: %w", jobID, err)
+	}
+	return out, nil
+}
+
 // RequeueExpired returns claims whose lease expired to the queue (resume after a
 // crashed worker); jobID "" covers every job. It returns how many were requeued.
 func (s *Store) RequeueExpired(ctx context.Context, jobID string) (int64, error) {

@@ -372,12 +372,22 @@ func TestOutboxClaimAckBackoff(t *testing.T) {
 	}
 
 	// Delete: an outbox delete event follows, superseding the pending upsert row.
-	if _, err := s.DeleteDocument(ctx, a.ID, json.RawMessage(`{"doc":"a"}`)); err != nil {
+	if _, err := s.DeleteDocument(ctx, a.ID, &DeletePayload{URL: a.URL}); err != nil {
 		t.Fatal(err)
 	}
 	items, err := s.OutboxItems(ctx, 10)
 	if err != nil || len(items) != 1 || items[0].Kind != OutboxDelete || items[0].DocumentID != a.ID {
-		t.Errorf("outbox after delete: got %+v (%v), want one delete row for a", items, err)
+		t.Fatalf("outbox after delete: got %+v (%v), want one delete row for a", items, err)
+	}
+	if p, err := items[0].DeletePayload(); err != nil || p != (DeletePayload{ID: a.ID, URL: a.URL}) {
+		t.Errorf("delete payload: got %+v (%v), want id and url of a", p, err)
+	}
+	if _, err := s.DeleteDocument(ctx, a.ID, &DeletePayload{ID: "other"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("delete with another document's payload: got %v, want ErrInvalid", err)
+	}
+	old := OutboxItem{ID: 7, DocumentID: "d7"}
+	if p, err := old.DeletePayload(); err != nil || p.ID != "d7" {
+		t.Errorf("payload of a row without one: got %+v (%v), want the row's document id", p, err)
 	}
 }
 
@@ -490,5 +500,36 @@ func TestFrontierReleaseLostClaims(t *testing.T) {
 	}
 	if n, err := s.ReleaseClaimsExcept(ctx, j.ID, "me", nil); err != nil || n != 0 {
 		t.Errorf("nothing left to release: got %d, %v", n, err)
+	}
+}
+
+func TestFrontierReasons(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`))
+	if _, err := s.EnqueueURLs(ctx, j.ID, []FrontierURL{{"https://example.com/1", 0}, {"https://example.com/2", 0}, {"https://example.com/3", 0}, {"https://example.com/4", 0}}); err != nil {
+		t.Fatal(err)
+	}
+	items, err := s.ClaimURLs(ctx, ClaimRequest{JobID: j.ID, Owner: "w", N: 3, Lease: time.Minute})
+	if err != nil || len(items) != 3 {
+		t.Fatalf("claim: %d, %v", len(items), err)
+	}
+	for i, c := range []struct {
+		state  FrontierState
+		reason string
+	}{{FrontierDone, "stored"}, {FrontierFailed, "http_404"}} {
+		if err := s.CompleteURL(ctx, j.ID, items[i].URLHash, "w", c.state, c.reason); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.FrontierReasons(ctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[FrontierState]map[string]int64{
+		FrontierDone: {"stored": 1}, FrontierFailed: {"http_404": 1}, FrontierClaimed: {"": 1}, FrontierQueued: {"": 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
 	}
 }

@@ -438,8 +438,7 @@ func (a *API) getChunk(c *gin.Context) error {
 // change for the search index and queues the kg delete, in one transaction.
 func (a *API) deleteDocument(c *gin.Context) error {
 	id := c.Param("id")
-	payload, _ := json.Marshal(map[string]string{"id": id})
-	seq, err := a.st.DeleteDocument(c.Request.Context(), id, payload)
+	seq, err := a.st.DeleteDocument(c.Request.Context(), id, nil)
 	if err != nil {
 		return mapError(err, "document "+id)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"time"
 
@@ -394,16 +393,15 @@ func (r *jobRun) process(ctx context.Context, it store.FrontierItem) {
 		}
 		return
 	}
+	e.countEnd(out)
 	ev := Event{Type: EventPage, JobID: r.job.ID, At: time.Now().UTC(), URL: it.URL, Depth: it.Depth, Reason: out.reason, Chunks: out.chunks}
 	switch out.state {
 	case store.FrontierDone:
 		ev.Outcome = out.reason
 	case store.FrontierSkipped:
 		ev.Outcome = "skipped"
-		e.m.skipped.WithLabelValues(out.reason).Inc()
 	case store.FrontierFailed:
 		ev.Outcome = "failed"
-		e.m.failed.WithLabelValues(failLabel(out.reason)).Inc()
 		if out.err != nil {
 			ev.Error = out.err.Error()
 			r.errs.add("%s: %s: %v", it.URL, out.reason, out.err)
@@ -443,30 +441,28 @@ func failLabel(reason string) string {
 	return reason
 }
 
+// handle takes a claimed URL through the page step: the blocklist, the
+// stored version, a conditional request on recrawls, then runPage with the
+// page's links queued before it is stored; a redirect queues its target and a
+// page gone (404, 410) removes its stored version.
 func (r *jobRun) handle(ctx context.Context, it store.FrontierItem) outcome {
-	e := r.e
 	u, err := url.Parse(it.URL)
 	if err != nil {
 		return outcome{state: store.FrontierFailed, reason: FailNetwork, err: err}
 	}
-	if blocked, err := e.block.blocked(ctx, u.Hostname()); err == nil && blocked {
+	if blocked, err := r.e.block.blocked(ctx, u.Hostname()); err == nil && blocked {
 		return outcome{state: store.FrontierSkipped, reason: SkipBlocked, err: fmt.Errorf("%s is on the blocklist", u.Hostname())}
 	}
-	var prev *store.Document
-	if d, err := e.st.DocumentByURL(ctx, it.URL); err == nil {
-		prev = &d
-	} else if !errors.Is(err, store.ErrNotFound) {
-		if ctx.Err() != nil {
-			return outcome{}
-		}
-		return outcome{state: store.FrontierFailed, reason: FailStore, err: err}
+	prev, err := r.e.previous(ctx, it.URL)
+	if err != nil {
+		return storeFailure(ctx, FailStore, err)
 	}
 	// A reclaimed URL whose page this job already stored (the previous owner
-	// died between storing and completing): done, without fetching again.
+	// died, or MariaDB went away, between storing and completing): done,
+	// without fetching again.
 	if it.Attempts > 1 && prev != nil && !prev.FetchedAt.Before(r.job.StartedAt) {
 		return outcome{state: store.FrontierDone, reason: DoneStored, chunks: prev.ChunkCount}
 	}
-
 	req := fetch.Request{URL: it.URL, IgnoreRobots: !r.spec.Robots()}
 	// A recrawl asks conditionally only for pages whose links it will not
 	// follow: a 304 has no body, and the links of inner pages are needed to
@@ -475,110 +471,34 @@ func (r *jobRun) handle(ctx context.Context, it store.FrontierItem) outcome {
 	if r.spec.Recrawl && prev != nil && it.Depth >= r.spec.Depth() {
 		req.ETag, req.LastModified = prev.ETag, prev.LastModified
 	}
-	fetchedAt := time.Now().UTC()
-	resp, err := e.fetcher.Fetch(ctx, req)
-	if resp != nil {
-		e.m.fetchDur.Observe(resp.Duration.Seconds())
-		e.m.stageDur.WithLabelValues("fetch").Observe(resp.Duration.Seconds())
-		r.mu.Lock()
-		r.prog.Stages.Fetch += ms(resp.Duration)
-		r.prog.Bytes += int64(len(resp.Body))
-		r.mu.Unlock()
-		e.m.bytes.Add(float64(len(resp.Body)))
-		e.m.fetched.Inc()
-	}
-	if err != nil {
-		return classifyFetchError(ctx, err)
-	}
-	switch {
-	case resp.NotModified():
-		e.m.unchanged.Inc()
-		return outcome{state: store.FrontierDone, reason: DoneUnchanged}
-	case resp.Redirect():
-		return r.redirect(ctx, u, it, resp.Location)
-	case resp.Status == http.StatusNotFound || resp.Status == http.StatusGone:
-		if prev != nil {
-			bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			payload, _ := json.Marshal(map[string]string{"id": prev.ID, "url": prev.URL})
-			if _, err := e.st.DeleteDocument(bg, prev.ID, payload); err != nil && !errors.Is(err, store.ErrNotFound) {
-				return outcome{state: store.FrontierFailed, reason: FailStore, err: err}
-			}
-			return outcome{state: store.FrontierDone, reason: DoneDeleted}
-		}
-		return outcome{state: store.FrontierFailed, reason: "http_" + strconv.Itoa(resp.Status), err: fmt.Errorf("HTTP %d", resp.Status)}
-	case resp.Status < 200 || resp.Status > 299:
-		return outcome{state: store.FrontierFailed, reason: "http_" + strconv.Itoa(resp.Status), err: fmt.Errorf("HTTP %d after %d attempts", resp.Status, resp.Attempts)}
-	}
-
-	page, took, err := pipeline.Extract(u, resp.ContentType, resp.Body, resp.Header)
-	e.m.stageDur.WithLabelValues("extract").Observe(took.Seconds())
+	d := r.e.runPage(ctx, pageJob{u: u, req: req, prev: prev, tags: r.spec.Tags,
+		beforeStore: func(page *htmltext.Page) error { return r.queueLinks(ctx, u, it, page) }})
 	r.mu.Lock()
-	r.prog.Stages.Extract += ms(took)
-	r.mu.Unlock()
-	if errors.Is(err, htmltext.ErrUnsupportedType) {
-		return outcome{state: store.FrontierSkipped, reason: fetch.ReasonContentType, err: err}
+	r.prog.Stages.add(d.stages)
+	if d.resp != nil {
+		r.prog.Bytes += int64(len(d.resp.Body))
 	}
-	if err != nil {
-		return outcome{state: store.FrontierFailed, reason: FailExtract, err: err}
-	}
-
-	// Links are queued before the page is stored, so that a crash after storing
-	// loses nothing: the resumed job completes the URL without fetching it.
-	if err := r.queueLinks(ctx, u, it, page); err != nil {
-		if ctx.Err() != nil {
-			return outcome{}
-		}
-		return outcome{state: store.FrontierFailed, reason: FailStore, err: err}
-	}
-
-	res, err := e.pipe.Index(ctx, pipeline.Page{
-		URL: it.URL, Extracted: page, ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"),
-		FetchedAt: fetchedAt, Tags: r.spec.Tags, Previous: prev,
-	})
-	r.mu.Lock()
-	r.prog.Stages.Chunk += ms(res.Timings.Chunk)
-	r.prog.Stages.Embed += ms(res.Timings.Embed)
-	r.prog.Stages.Store += ms(res.Timings.Store)
-	if res.Outcome == pipeline.Stored {
-		r.prog.Chunks += int64(res.Chunks)
+	if d.result.Outcome == pipeline.Stored && d.out.reason == DoneStored {
+		r.prog.Chunks += int64(d.result.Chunks)
 	}
 	r.mu.Unlock()
-	if res.Timings.Embed > 0 {
-		e.m.embedDur.Observe(res.Timings.Embed.Seconds())
-		e.m.stageDur.WithLabelValues("embed").Observe(res.Timings.Embed.Seconds())
-	}
-	if res.Timings.Chunk > 0 {
-		e.m.stageDur.WithLabelValues("chunk").Observe(res.Timings.Chunk.Seconds())
-	}
-	if res.Timings.Store > 0 {
-		e.m.stageDur.WithLabelValues("store").Observe(res.Timings.Store.Seconds())
-	}
 	switch {
-	case errors.Is(err, pipeline.ErrEmbed):
-		if ctx.Err() != nil {
-			return outcome{}
-		}
-		return outcome{state: store.FrontierFailed, reason: FailEmbed, err: err}
-	case err != nil:
-		if ctx.Err() != nil {
-			return outcome{}
-		}
+	case d.out.reason == SkipRedirect:
+		return r.redirect(ctx, u, it, d.resp.Location)
+	case prev != nil && d.resp != nil && (d.resp.Status == http.StatusNotFound || d.resp.Status == http.StatusGone):
+		return r.gone(ctx, prev)
+	}
+	return d.out
+}
+
+// gone removes the stored version of a page that answered 404 or 410.
+func (r *jobRun) gone(ctx context.Context, prev *store.Document) outcome {
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if _, err := r.e.st.DeleteDocument(bg, prev.ID, &store.DeletePayload{URL: prev.URL}); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return outcome{state: store.FrontierFailed, reason: FailStore, err: err}
 	}
-	switch res.Outcome {
-	case pipeline.Stored:
-		e.m.stored.Inc()
-		e.m.chunks.Add(float64(res.Chunks))
-		return outcome{state: store.FrontierDone, reason: DoneStored, chunks: res.Chunks}
-	case pipeline.Unchanged:
-		e.m.unchanged.Inc()
-		return outcome{state: store.FrontierDone, reason: DoneUnchanged, chunks: res.Chunks}
-	case pipeline.NoIndex:
-		return outcome{state: store.FrontierDone, reason: DoneNoIndex}
-	default:
-		return outcome{state: store.FrontierDone, reason: DoneEmpty}
-	}
+	return outcome{state: store.FrontierDone, reason: DoneDeleted}
 }
 
 // redirect queues an in-scope redirect target at the same depth (fetched

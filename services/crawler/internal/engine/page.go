@@ -2,16 +2,13 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/htmltext"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
 )
 
@@ -37,9 +34,9 @@ type PageResult struct {
 
 const maxPageRedirects = 5
 
-// CrawlPage fetches and indexes one page synchronously. Redirects are followed
-// on the same host (www and bare host count as one) up to 5 hops; the
-// document is stored under the final URL.
+// CrawlPage fetches and indexes one page synchronously, through the same
+// page step as a crawl. Redirects are followed on the same host (www and bare
+// host count as one) up to 5 hops; the document is stored under the final URL.
 func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (PageResult, error) {
 	c, err := canon.Canonicalize(strings.TrimSpace(rawURL), e.cfg.Canon)
 	if err != nil {
@@ -47,73 +44,65 @@ func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (P
 	}
 	seed, _ := url.Parse(c)
 	scope := []string{seed.Hostname()}
-	timings := map[string]float64{}
+	var stages StageTimes
 	for hop := 0; ; hop++ {
 		u, _ := url.Parse(c)
 		if err := e.checkTarget(ctx, u); err != nil {
 			return PageResult{}, err
 		}
-		var prev *store.Document
-		if d, err := e.st.DocumentByURL(ctx, c); err == nil {
-			prev = &d
-		} else if !errors.Is(err, store.ErrNotFound) {
+		prev, err := e.previous(ctx, c)
+		if err != nil {
 			return PageResult{}, err
 		}
-		fetchedAt := time.Now().UTC()
-		resp, err := e.fetcher.Fetch(ctx, fetch.Request{URL: c})
-		if resp != nil {
-			timings["fetch"] += ms(resp.Duration)
-			e.m.fetched.Inc()
-			e.m.bytes.Add(float64(len(resp.Body)))
-			e.m.fetchDur.Observe(resp.Duration.Seconds())
-		}
-		if err != nil {
-			out := classifyFetchError(ctx, err)
-			if ctx.Err() != nil {
-				return PageResult{}, ctx.Err()
+		d := e.runPage(ctx, pageJob{u: u, req: fetch.Request{URL: c}, prev: prev, tags: tags})
+		stages.add(d.stages)
+		if d.out.reason == SkipRedirect {
+			if c, err = e.followRedirect(u, d.resp.Location, scope, hop); err != nil {
+				return PageResult{}, err
 			}
-			return PageResult{}, &PageError{Reason: out.reason, Err: err}
-		}
-		if resp.Redirect() {
-			if hop >= maxPageRedirects {
-				return PageResult{}, &PageError{Reason: "redirect", Err: fmt.Errorf("more than %d redirects", maxPageRedirects)}
-			}
-			next, err := canon.Resolve(u, resp.Location, e.cfg.Canon)
-			if err != nil {
-				return PageResult{}, &PageError{Reason: SkipRedirectOutOfScope, Err: fmt.Errorf("redirect to %q: %w", resp.Location, err)}
-			}
-			nu, _ := url.Parse(next)
-			if !canon.InScope(nu, scope) {
-				return PageResult{}, &PageError{Reason: SkipRedirectOutOfScope, Err: fmt.Errorf("redirect to %s leaves %s", next, seed.Hostname())}
-			}
-			c = next
 			continue
 		}
-		if resp.Status < 200 || resp.Status > 299 {
-			return PageResult{}, &PageError{Reason: fmt.Sprintf("http_%d", resp.Status), Err: fmt.Errorf("%s answered HTTP %d", c, resp.Status)}
-		}
-		page, took, err := pipeline.Extract(u, resp.ContentType, resp.Body, resp.Header)
-		timings["extract"] = ms(took)
-		if errors.Is(err, htmltext.ErrUnsupportedType) {
-			return PageResult{}, &PageError{Reason: fetch.ReasonContentType, Err: err}
-		}
-		if err != nil {
-			return PageResult{}, &PageError{Reason: FailExtract, Err: err}
-		}
-		res, err := e.pipe.Index(ctx, pipeline.Page{
-			URL: c, Extracted: page, ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"),
-			FetchedAt: fetchedAt, Tags: tags, Previous: prev,
-		})
-		timings["chunk"], timings["embed"], timings["store"] = ms(res.Timings.Chunk), ms(res.Timings.Embed), ms(res.Timings.Store)
-		if err != nil {
+		e.countEnd(d.out)
+		if err := pageFailure(ctx, c, d); err != nil {
 			return PageResult{}, err
 		}
-		if res.Outcome == pipeline.Stored {
-			e.m.stored.Inc()
-			e.m.chunks.Add(float64(res.Chunks))
-		}
-		return PageResult{Document: res.Document, Outcome: res.Outcome, Chunks: res.Chunks, Timings: timings}, nil
+		return PageResult{Document: d.result.Document, Outcome: d.result.Outcome, Chunks: d.result.Chunks, Timings: stages.asMap()}, nil
 	}
+}
+
+// followRedirect returns the next URL of a single-page crawl: in scope and
+// within maxPageRedirects hops.
+func (e *Engine) followRedirect(u *url.URL, location string, scope []string, hop int) (string, error) {
+	if hop >= maxPageRedirects {
+		return "", &PageError{Reason: "redirect", Err: fmt.Errorf("more than %d redirects", maxPageRedirects)}
+	}
+	next, err := canon.Resolve(u, location, e.cfg.Canon)
+	if err != nil {
+		return "", &PageError{Reason: SkipRedirectOutOfScope, Err: fmt.Errorf("redirect to %q: %w", location, err)}
+	}
+	nu, _ := url.Parse(next)
+	if !canon.InScope(nu, scope) {
+		return "", &PageError{Reason: SkipRedirectOutOfScope, Err: fmt.Errorf("redirect to %s leaves %s", next, scope[0])}
+	}
+	return next, nil
+}
+
+// pageFailure turns a page step that did not store the page into the error
+// POST /pages answers: the caller's context error, a store or embedding
+// error as it is (a server-side failure), or a PageError the client can act on.
+func pageFailure(ctx context.Context, c string, d pageDone) error {
+	out := d.out
+	switch {
+	case out.state == "":
+		return ctx.Err()
+	case out.state == store.FrontierDone:
+		return nil
+	case out.reason == FailStore || out.reason == FailEmbed:
+		return out.err
+	case d.resp != nil && strings.HasPrefix(out.reason, "http_"):
+		return &PageError{Reason: out.reason, Err: fmt.Errorf("%s answered HTTP %d", c, d.resp.Status)}
+	}
+	return &PageError{Reason: out.reason, Err: out.err}
 }
 
 // checkTarget refuses blocklisted domains and internal addresses before any request.

@@ -176,7 +176,11 @@ func (w *Worker) send(ctx context.Context, it store.OutboxItem) error {
 		_, err := w.kg.Ingest(ctx, doc)
 		return err
 	case store.OutboxDelete:
-		return w.kg.DeleteDocument(ctx, it.DocumentID)
+		p, err := it.DeletePayload()
+		if err != nil {
+			return err
+		}
+		return w.kg.DeleteDocument(ctx, p.ID)
 	default:
 		return fmt.Errorf("outbox row %d has unknown kind %q", it.ID, it.Kind)
 	}
