@@ -29,6 +29,7 @@ import (
 	"github.com/kgsearch/kgsearch/services/crawler/internal/chunk"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/netguard"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/regraph"
 )
@@ -72,8 +73,12 @@ func run(opt regraph.Options) error {
 	if err != nil {
 		return fmt.Errorf("start chunker: %w", err)
 	}
+	guard, err := netguard.New(netguard.Options{Allow: cfg.AllowHosts, ResponseHeaderTimeout: cfg.Timeout})
+	if err != nil {
+		return fmt.Errorf("CRAWLER_ALLOW_HOSTS: %w", err)
+	}
 	fetcher, err := fetch.New(fetch.Config{
-		UserAgent: cfg.UserAgent, Allow: cfg.AllowHosts, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes,
+		UserAgent: cfg.UserAgent, Guard: guard, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes,
 		HostParallel: cfg.HostParallel, Delay: cfg.Delay, MaxCrawlDelay: cfg.MaxCrawlDelay,
 		Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff,
 	})

@@ -44,11 +44,11 @@ func newFixture(t *testing.T, allow []string) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	f, err := fetch.New(fetch.Config{UserAgent: "kgsearch-test/1.0", Allow: allow, Timeout: 2 * time.Second})
+	g, err := netguard.New(netguard.Options{Allow: allow, ResponseHeaderTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := netguard.New(netguard.Options{Allow: allow})
+	f, err := fetch.New(fetch.Config{UserAgent: "kgsearch-test/1.0", Guard: g, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func newFixture(t *testing.T, allow []string) *fixture {
 	p := pipeline.New(st, embedtest.NewHash(32), pipeline.ChunkSplitter{S: sp}, "256/32")
 	srv := httpserver.New("crawler", httpserver.Config{Addr: "127.0.0.1:0"}, slogDiscard())
 	eng := engine.New(engine.Config{Poll: 50 * time.Millisecond, Limits: engine.Limits{MaxPages: 500, MaxDepth: 10}, Canon: canon.DefaultOptions()},
-		st, f, g, p, nil, srv.Registry())
+		engine.Deps{Store: st, Fetcher: f, Guard: g, Indexer: p}, nil, srv.Registry())
 	a := New(srv, st, eng)
 	a.EventPoll = 50 * time.Millisecond
 	a.Register()

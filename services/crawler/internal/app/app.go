@@ -55,12 +55,14 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("start chunker: %w", err)
 	}
-	guard, err := netguard.New(netguard.Options{Allow: cfg.AllowHosts})
+	// One SSRF guard: the fetcher dials through it, the engine checks URLs
+	// with it before queueing them.
+	guard, err := netguard.New(netguard.Options{Allow: cfg.AllowHosts, ResponseHeaderTimeout: cfg.Timeout})
 	if err != nil {
 		return fmt.Errorf("CRAWLER_ALLOW_HOSTS: %w", err)
 	}
 	fetcher, err := fetch.New(fetch.Config{
-		UserAgent: cfg.UserAgent, Allow: cfg.AllowHosts, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes,
+		UserAgent: cfg.UserAgent, Guard: guard, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes,
 		HostParallel: cfg.HostParallel, Delay: cfg.Delay, MaxCrawlDelay: cfg.MaxCrawlDelay,
 		Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff,
 	})
@@ -75,7 +77,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	eng := engine.New(engine.Config{
 		JobSlots: cfg.JobSlots, Workers: cfg.Concurrency, Lease: cfg.Lease,
 		Limits: engine.Limits{MaxPages: cfg.MaxPagesCap, MaxDepth: cfg.MaxDepthCap}, Canon: copts,
-	}, st, fetcher, guard, pipe, logger, srv.Registry())
+	}, engine.Deps{Store: st, Fetcher: fetcher, Guard: guard, Indexer: pipe}, logger, srv.Registry())
 	api.New(srv, st, eng).Register()
 	if err := openapi.Mount(srv.Engine(), "crawler", api.OpenAPI); err != nil {
 		return err

@@ -125,17 +125,17 @@ func benchCrawl(b *testing.B, dsn string, e embed.Embedder, seed string, allow [
 		b.Fatal(err)
 	}
 	defer st.Close()
-	f, err := fetch.New(fetch.Config{UserAgent: "kgsearch-crawler/1.0", Allow: allow, Retries: 3})
+	g, _ := netguard.New(netguard.Options{Allow: allow})
+	f, err := fetch.New(fetch.Config{UserAgent: "kgsearch-crawler/1.0", Guard: g, Retries: 3})
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, _ := netguard.New(netguard.Options{Allow: allow})
 	sp, err := chunk.New(chunk.Options{MaxTokens: 256, Overlap: 32, MinTokens: 48})
 	if err != nil {
 		b.Fatal(err)
 	}
 	eng := New(Config{Workers: 4, Limits: Limits{MaxPages: 100000, MaxDepth: 20}, Canon: canon.DefaultOptions(), Poll: 50 * time.Millisecond},
-		st, f, g, pipeline.New(st, e, pipeline.ChunkSplitter{S: sp}, "256/32"), nil, nil)
+		Deps{Store: st, Fetcher: f, Guard: g, Indexer: pipeline.New(st, e, pipeline.ChunkSplitter{S: sp}, "256/32")}, nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = eng.Run(ctx) }()

@@ -30,9 +30,6 @@ import (
 
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/netguard"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
 )
 
 // Config tunes an Engine. Zero fields take the defaults given.
@@ -101,10 +98,10 @@ func (c Config) withDefaults() Config {
 // Engine runs crawl jobs. Create it with New, start Run in a goroutine.
 type Engine struct {
 	cfg     Config
-	st      *store.Store
-	fetcher *fetch.Fetcher
-	guard   *netguard.Guard
-	pipe    *pipeline.Pipeline
+	st      Store
+	fetcher Fetcher
+	guard   Guard
+	pipe    Indexer
 	log     *slog.Logger
 	m       *metrics
 	hub     *hub
@@ -119,14 +116,14 @@ type Engine struct {
 }
 
 // New builds an engine. reg may be nil (no metrics registered).
-func New(cfg Config, st *store.Store, f *fetch.Fetcher, g *netguard.Guard, p *pipeline.Pipeline, logger *slog.Logger, reg prometheus.Registerer) *Engine {
+func New(cfg Config, d Deps, logger *slog.Logger, reg prometheus.Registerer) *Engine {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Engine{
-		cfg: cfg.withDefaults(), st: st, fetcher: f, guard: g, pipe: p, log: logger,
+		cfg: cfg.withDefaults(), st: d.Store, fetcher: d.Fetcher, guard: d.Guard, pipe: d.Indexer, log: logger,
 		m: newMetrics(reg), hub: newHub(), wake: make(chan struct{}, 1),
-		block: newBlocklist(st, 5*time.Second), queued: map[string]int64{}, runs: map[string]bool{},
+		block: newBlocklist(d.Store, 5*time.Second), queued: map[string]int64{}, runs: map[string]bool{},
 	}
 }
 
@@ -229,7 +226,7 @@ func (e *Engine) setQueued(jobID string, n int64) {
 
 // blocklist caches the domain blocklist for a few seconds.
 type blocklist struct {
-	st  *store.Store
+	st  Blocklist
 	ttl time.Duration
 
 	mu      sync.Mutex
@@ -237,7 +234,7 @@ type blocklist struct {
 	loaded  time.Time
 }
 
-func newBlocklist(st *store.Store, ttl time.Duration) *blocklist {
+func newBlocklist(st Blocklist, ttl time.Duration) *blocklist {
 	return &blocklist{st: st, ttl: ttl}
 }
 

@@ -85,17 +85,16 @@ func newEngine(t testing.TB, st *store.Store, o engineOpts) *Engine {
 	if o.lease == 0 {
 		o.lease = 3 * time.Second
 	}
+	g, err := netguard.New(netguard.Options{Allow: o.allow, Resolver: o.resolver, ResponseHeaderTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("netguard.New: %v", err)
+	}
 	f, err := fetch.New(fetch.Config{
-		UserAgent: "kgsearch-test/1.0", Allow: o.allow, Timeout: 2 * time.Second,
+		UserAgent: "kgsearch-test/1.0", Guard: g, Timeout: 2 * time.Second,
 		Retries: o.retries, RetryBackoff: 10 * time.Millisecond, HostParallel: 4, MaxBodyBytes: 1 << 20,
-		Resolver: o.resolver,
 	})
 	if err != nil {
 		t.Fatalf("fetch.New: %v", err)
-	}
-	g, err := netguard.New(netguard.Options{Allow: o.allow, Resolver: o.resolver})
-	if err != nil {
-		t.Fatalf("netguard.New: %v", err)
 	}
 	p := pipeline.New(st, embedtest.NewHash(testDims), sectionSplitter{}, "test")
 	if o.maxPages == 0 {
@@ -108,7 +107,7 @@ func newEngine(t testing.TB, st *store.Store, o engineOpts) *Engine {
 	return New(Config{
 		Owner: o.owner, Workers: o.workers, Lease: o.lease, Poll: 50 * time.Millisecond,
 		Limits: Limits{MaxPages: o.maxPages, MaxDepth: 50}, Canon: copts,
-	}, st, f, g, p, nil, nil)
+	}, Deps{Store: st, Fetcher: f, Guard: g, Indexer: p}, nil, nil)
 }
 
 // runEngine runs e until the test ends (or stop is called) and returns stop,

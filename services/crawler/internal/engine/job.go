@@ -588,7 +588,7 @@ func (e *Engine) Status(ctx context.Context, id string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	fr, err := frontierReasons(ctx, e.st, id)
+	fr, err := e.st.FrontierReasons(ctx, id)
 	if err != nil {
 		return Status{}, err
 	}

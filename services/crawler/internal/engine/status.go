@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -127,34 +126,6 @@ func fetchedReason(state store.FrontierState, reason string) bool {
 		return strings.HasPrefix(reason, "http_") || reason == FailExtract || reason == FailEmbed || reason == FailStore
 	}
 	return false
-}
-
-// frontierReasons counts a job's frontier rows by state and reason.
-// TODO(store): a typed store method; pkg/store has only FrontierCounts by state.
-func frontierReasons(ctx context.Context, st *store.Store, jobID string) (map[store.FrontierState]map[string]int64, error) {
-	rows, err := st.DB().QueryContext(ctx,
-		"SELECT state, reason, COUNT(*) FROM crawl_frontier WHERE job_id = ? GROUP BY state, reason", jobID)
-	if err != nil {
-		return nil, fmt.Errorf("count frontier of job %s: %w", jobID, err)
-	}
-	defer rows.Close()
-	out := map[store.FrontierState]map[string]int64{}
-	for rows.Next() {
-		var state, reason string
-		var n int64
-		if err := rows.Scan(&state, &reason, &n); err != nil {
-			return nil, fmt.Errorf("count frontier of job %s: %w", jobID, err)
-		}
-		s := store.FrontierState(state)
-		if out[s] == nil {
-			out[s] = map[string]int64{}
-		}
-		out[s][reason] += n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("count frontier of job %s: %w", jobID, err)
-	}
-	return out, nil
 }
 
 // buildStatus combines the job row, its saved progress and the frontier

@@ -35,8 +35,11 @@ func (e *SkipError) Error() string { return "skipped (" + e.Reason + "): " + e.D
 
 // Config configures a Fetcher. Zero fields take the defaults given.
 type Config struct {
-	UserAgent     string        // required
-	Allow         []string      // netguard exceptions (CRAWLER_ALLOW_HOSTS)
+	UserAgent string // required
+	// Guard is the SSRF guard every request dials through; the engine checks
+	// URLs with the same guard before it queues them. Required unless
+	// Transport is set. Its ResponseHeaderTimeout bounds a response's headers.
+	Guard         *netguard.Guard
 	Timeout       time.Duration // one request; default 30s
 	MaxBodyBytes  int64         // default 10 MiB
 	HostParallel  int           // requests in flight per host; default 2
@@ -45,8 +48,6 @@ type Config struct {
 	Retries       int           // retries after 429, 5xx, timeouts; negative: none; default 0
 	RetryBackoff  time.Duration // first retry delay, doubled each time; default 500ms
 	RobotsTTL     time.Duration // robots.txt cache lifetime; default 1h
-	// Resolver looks host names up for the SSRF guard; nil: the system resolver.
-	Resolver *net.Resolver
 	// Transport replaces the netguard transport (tests of this package only).
 	Transport http.RoundTripper
 }
@@ -92,7 +93,7 @@ type Fetcher struct {
 	sleep  func(ctx context.Context, d time.Duration) error
 }
 
-// New builds a Fetcher; the error names a bad Allow entry.
+// New builds a Fetcher.
 func New(cfg Config) (*Fetcher, error) {
 	if strings.TrimSpace(cfg.UserAgent) == "" {
 		return nil, errors.New("fetch: UserAgent is empty")
@@ -117,11 +118,10 @@ func New(cfg Config) (*Fetcher, error) {
 	}
 	transport := cfg.Transport
 	if transport == nil {
-		g, err := netguard.New(netguard.Options{Allow: cfg.Allow, Resolver: cfg.Resolver, ResponseHeaderTimeout: cfg.Timeout})
-		if err != nil {
-			return nil, fmt.Errorf("fetch: %w", err)
+		if cfg.Guard == nil {
+			return nil, errors.New("fetch: Config.Guard is required: every request dials through the SSRF guard")
 		}
-		transport = g.Transport()
+		transport = cfg.Guard.Transport()
 	}
 	c := colly.NewCollector(
 		colly.UserAgent(cfg.UserAgent),

@@ -49,13 +49,23 @@ func (s *server) hit(path string) int {
 	return s.hits[path]
 }
 
+// guard is an SSRF guard allowing the given exceptions.
+func guard(t *testing.T, allow ...string) *netguard.Guard {
+	t.Helper()
+	g, err := netguard.New(netguard.Options{Allow: allow, ResponseHeaderTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func newFetcher(t *testing.T, cfg Config) (*Fetcher, *[]time.Duration) {
 	t.Helper()
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "kgsearch-test/1.0 (+https://example.com)"
 	}
-	if cfg.Allow == nil {
-		cfg.Allow = []string{"127.0.0.1"}
+	if cfg.Guard == nil {
+		cfg.Guard = guard(t, "127.0.0.1")
 	}
 	f, err := New(cfg)
 	if err != nil {
@@ -344,7 +354,7 @@ func TestGuardRefusesAtDial(t *testing.T) {
 	s := newServer(t, map[string]http.HandlerFunc{"/": html("<p>x</p>")})
 	other := newServer(t, map[string]http.HandlerFunc{"/": html("<p>y</p>")})
 	// Only the first server's port is allowed.
-	f, _ := newFetcher(t, Config{Allow: []string{strings.TrimPrefix(s.URL, "http://")}})
+	f, _ := newFetcher(t, Config{Guard: guard(t, strings.TrimPrefix(s.URL, "http://"))})
 	if _, err := f.Fetch(context.Background(), Request{URL: s.URL + "/", IgnoreRobots: true}); err != nil {
 		t.Fatalf("allowed host: %v", err)
 	}
