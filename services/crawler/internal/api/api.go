@@ -25,8 +25,7 @@ import (
 // API holds the handlers' dependencies.
 type API struct {
 	srv *httpserver.Server
-	st  *store.Store
-	eng *engine.Engine
+	d   Deps
 	// PageTimeout bounds POST /pages; default 2m.
 	PageTimeout time.Duration
 	// EventPoll is how often the event stream re-reads the job; default 1s.
@@ -34,8 +33,11 @@ type API struct {
 }
 
 // New returns the API; Register mounts it.
-func New(srv *httpserver.Server, st *store.Store, eng *engine.Engine) *API {
-	return &API{srv: srv, st: st, eng: eng, PageTimeout: 2 * time.Minute, EventPoll: time.Second}
+func New(srv *httpserver.Server, d Deps) *API {
+	if d.BlocklistChanged == nil {
+		d.BlocklistChanged = func() {}
+	}
+	return &API{srv: srv, d: d, PageTimeout: 2 * time.Minute, EventPoll: time.Second}
 }
 
 // Register mounts the routes under /api/v1.
@@ -87,20 +89,20 @@ func (a *API) createCrawl(c *gin.Context) error {
 	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
 	}
-	spec, err := req.Normalize(a.eng.Limits(), a.eng.CanonOptions())
+	spec, err := req.Normalize(a.d.Crawls.Limits(), a.d.Crawls.CanonOptions())
 	if err != nil {
 		return mapError(err, "")
 	}
-	if err := a.eng.CheckSeed(c.Request.Context(), spec.URL); err != nil {
+	if err := a.d.Crawls.CheckSeed(c.Request.Context(), spec.URL); err != nil {
 		return mapError(err, "")
 	}
 	raw, _ := json.Marshal(spec)
-	job, err := a.st.CreateJob(c.Request.Context(), raw)
+	job, err := a.d.Jobs.CreateJob(c.Request.Context(), raw)
 	if err != nil {
 		return mapError(err, "job")
 	}
-	a.eng.Wake()
-	st, err := a.eng.Status(c.Request.Context(), job.ID)
+	a.d.Crawls.Wake()
+	st, err := a.d.Crawls.Status(c.Request.Context(), job.ID)
 	if err != nil {
 		return mapError(err, "job")
 	}
@@ -120,13 +122,13 @@ func (a *API) listCrawls(c *gin.Context) error {
 	default:
 		return httpserver.BadRequest("status", "want queued, running, done, failed or cancelled")
 	}
-	jobs, err := a.st.ListJobs(c.Request.Context(), status, limit)
+	jobs, err := a.d.Jobs.ListJobs(c.Request.Context(), status, limit)
 	if err != nil {
 		return mapError(err, "jobs")
 	}
 	out := make([]engine.Status, 0, len(jobs))
 	for _, j := range jobs {
-		st, err := a.eng.Status(c.Request.Context(), j.ID)
+		st, err := a.d.Crawls.Status(c.Request.Context(), j.ID)
 		if err != nil {
 			return mapError(err, "job")
 		}
@@ -137,7 +139,7 @@ func (a *API) listCrawls(c *gin.Context) error {
 }
 
 func (a *API) getCrawl(c *gin.Context) error {
-	st, err := a.eng.Status(c.Request.Context(), c.Param("id"))
+	st, err := a.d.Crawls.Status(c.Request.Context(), c.Param("id"))
 	if err != nil {
 		return mapError(err, "crawl job "+c.Param("id"))
 	}
@@ -146,10 +148,10 @@ func (a *API) getCrawl(c *gin.Context) error {
 }
 
 func (a *API) cancelCrawl(c *gin.Context) error {
-	if _, err := a.st.CancelJob(c.Request.Context(), c.Param("id")); err != nil {
+	if _, err := a.d.Jobs.CancelJob(c.Request.Context(), c.Param("id")); err != nil {
 		return mapError(err, "crawl job "+c.Param("id"))
 	}
-	st, err := a.eng.Status(c.Request.Context(), c.Param("id"))
+	st, err := a.d.Crawls.Status(c.Request.Context(), c.Param("id"))
 	if err != nil {
 		return mapError(err, "crawl job "+c.Param("id"))
 	}
@@ -164,11 +166,11 @@ func (a *API) cancelCrawl(c *gin.Context) error {
 func (a *API) crawlEvents(c *gin.Context) error {
 	ctx := c.Request.Context()
 	id := c.Param("id")
-	st, err := a.eng.Status(ctx, id)
+	st, err := a.d.Crawls.Status(ctx, id)
 	if err != nil {
 		return mapError(err, "crawl job "+id)
 	}
-	events, unsubscribe := a.eng.Subscribe(id)
+	events, unsubscribe := a.d.Crawls.Subscribe(id)
 	defer unsubscribe()
 	w := c.Writer
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -215,7 +217,7 @@ func (a *API) crawlEvents(c *gin.Context) error {
 				return nil
 			}
 		case <-t.C:
-			st, err := a.eng.Status(ctx, id)
+			st, err := a.d.Crawls.Status(ctx, id)
 			if err != nil {
 				if !stalled && store.Unavailable(err) && ctx.Err() == nil {
 					stalled = true
@@ -282,7 +284,7 @@ func (a *API) crawlPage(c *gin.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), a.PageTimeout)
 	defer cancel()
-	res, err := a.eng.CrawlPage(ctx, req.URL, req.Tags)
+	res, err := a.d.Pages.CrawlPage(ctx, req.URL, req.Tags)
 	if err != nil {
 		return mapError(err, "page")
 	}
@@ -362,7 +364,7 @@ func (a *API) listDocuments(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.st.ListDocuments(c.Request.Context(), store.ListOptions{After: c.Query("after"), Limit: limit, Domain: c.Query("domain")})
+	page, err := a.d.Documents.ListDocuments(c.Request.Context(), store.ListOptions{After: c.Query("after"), Limit: limit, Domain: c.Query("domain")})
 	if err != nil {
 		return mapError(err, "documents")
 	}
@@ -376,13 +378,13 @@ func (a *API) listDocuments(c *gin.Context) error {
 
 func (a *API) getDocument(c *gin.Context) error {
 	ctx := c.Request.Context()
-	d, err := a.st.GetDocument(ctx, c.Param("id"))
+	d, err := a.d.Documents.GetDocument(ctx, c.Param("id"))
 	if err != nil {
 		return mapError(err, "document "+c.Param("id"))
 	}
 	out := docJSON(d)
 	if c.Query("chunks") == "true" || c.Query("chunks") == "1" {
-		chunks, err := a.st.DocumentChunks(ctx, d.ID)
+		chunks, err := a.d.Documents.DocumentChunks(ctx, d.ID)
 		if err != nil {
 			return mapError(err, "chunks")
 		}
@@ -414,7 +416,7 @@ func (a *API) getChunk(c *gin.Context) error {
 	if err != nil {
 		return httpserver.BadRequest("id", "a chunk id is a decimal integer (the chunk_id of a search result)")
 	}
-	chunks, err := a.st.ChunksByIDs(ctx, []int64{id})
+	chunks, err := a.d.Documents.ChunksByIDs(ctx, []int64{id})
 	if err != nil {
 		return mapError(err, "chunk")
 	}
@@ -422,7 +424,7 @@ func (a *API) getChunk(c *gin.Context) error {
 		return httpserver.NotFound("no chunk " + c.Param("id"))
 	}
 	ch := chunks[0]
-	d, err := a.st.GetDocument(ctx, ch.DocumentID)
+	d, err := a.d.Documents.GetDocument(ctx, ch.DocumentID)
 	if err != nil {
 		return mapError(err, "document "+ch.DocumentID)
 	}
@@ -438,7 +440,7 @@ func (a *API) getChunk(c *gin.Context) error {
 // change for the search index and queues the kg delete, in one transaction.
 func (a *API) deleteDocument(c *gin.Context) error {
 	id := c.Param("id")
-	seq, err := a.st.DeleteDocument(c.Request.Context(), id, nil)
+	seq, err := a.d.Documents.DeleteDocument(c.Request.Context(), id, nil)
 	if err != nil {
 		return mapError(err, "document "+id)
 	}
@@ -452,7 +454,7 @@ type blockRequest struct {
 }
 
 func (a *API) listBlocklist(c *gin.Context) error {
-	list, err := a.st.BlockedDomains(c.Request.Context())
+	list, err := a.d.Blocklist.BlockedDomains(c.Request.Context())
 	if err != nil {
 		return mapError(err, "blocklist")
 	}
@@ -477,7 +479,7 @@ func (a *API) addBlocklist(c *gin.Context) error {
 	if strings.TrimSpace(req.Domain) == "" {
 		return httpserver.BadRequest("domain", "is required, e.g. ads.example.com")
 	}
-	b, err := a.st.BlockDomain(c.Request.Context(), req.Domain, req.Reason)
+	b, err := a.d.Blocklist.BlockDomain(c.Request.Context(), req.Domain, req.Reason)
 	if err != nil {
 		var ve *store.ValidationError
 		if errors.As(err, &ve) {
@@ -485,7 +487,7 @@ func (a *API) addBlocklist(c *gin.Context) error {
 		}
 		return mapError(err, "blocklist")
 	}
-	a.eng.InvalidateBlocklist()
+	a.d.BlocklistChanged()
 	c.JSON(http.StatusCreated, gin.H{"domain": b.Domain, "reason": b.Reason, "created_at": b.CreatedAt})
 	return nil
 }
@@ -505,14 +507,14 @@ func (a *API) removeBlocklist(c *gin.Context) error {
 	if strings.TrimSpace(domain) == "" {
 		return httpserver.BadRequest("domain", "is required: DELETE /api/v1/blocklist/{domain} or ?domain=")
 	}
-	if err := a.st.UnblockDomain(c.Request.Context(), domain); err != nil {
+	if err := a.d.Blocklist.UnblockDomain(c.Request.Context(), domain); err != nil {
 		var ve *store.ValidationError
 		if errors.As(err, &ve) {
 			return httpserver.BadRequest("domain", ve.Reason)
 		}
 		return mapError(err, "blocklist entry "+domain)
 	}
-	a.eng.InvalidateBlocklist()
+	a.d.BlocklistChanged()
 	c.Status(http.StatusNoContent)
 	return nil
 }

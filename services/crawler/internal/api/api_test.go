@@ -60,7 +60,7 @@ func newFixture(t *testing.T, allow []string) *fixture {
 	srv := httpserver.New("crawler", httpserver.Config{Addr: "127.0.0.1:0"}, slogDiscard())
 	eng := engine.New(engine.Config{Poll: 50 * time.Millisecond, Limits: engine.Limits{MaxPages: 500, MaxDepth: 10}, Canon: canon.DefaultOptions()},
 		engine.Deps{Store: st, Fetcher: f, Guard: g, Indexer: p}, nil, srv.Registry())
-	a := New(srv, st, eng)
+	a := New(srv, Deps{Crawls: eng, Pages: eng, Jobs: st, Documents: st, Blocklist: st, BlocklistChanged: eng.InvalidateBlocklist})
 	a.EventPoll = 50 * time.Millisecond
 	a.Register()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -78,7 +78,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		JobSlots: cfg.JobSlots, Workers: cfg.Concurrency, Lease: cfg.Lease,
 		Limits: engine.Limits{MaxPages: cfg.MaxPagesCap, MaxDepth: cfg.MaxDepthCap}, Canon: copts,
 	}, engine.Deps{Store: st, Fetcher: fetcher, Guard: guard, Indexer: pipe}, logger, srv.Registry())
-	api.New(srv, st, eng).Register()
+	api.New(srv, api.Deps{Crawls: eng, Pages: eng, Jobs: st, Documents: st, Blocklist: st, BlocklistChanged: eng.InvalidateBlocklist}).Register()
 	if err := openapi.Mount(srv.Engine(), "crawler", api.OpenAPI); err != nil {
 		return err
 	}

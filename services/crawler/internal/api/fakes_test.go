@@ -1,0 +1,171 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/engine"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
+)
+
+// Fakes for the API's seams: the handlers run without MariaDB or an engine.
+
+// fakeCrawls answers the status of one job from a list of answers, one per call
+// (the last one repeats).
+type fakeCrawls struct {
+	mu      sync.Mutex
+	answers []func() (engine.Status, error)
+	calls   int
+}
+
+func (f *fakeCrawls) Limits() engine.Limits                   { return engine.Limits{MaxPages: 10, MaxDepth: 2} }
+func (f *fakeCrawls) CanonOptions() canon.Options             { return canon.DefaultOptions() }
+func (f *fakeCrawls) CheckSeed(context.Context, string) error { return nil }
+func (f *fakeCrawls) Wake()                                   {}
+func (f *fakeCrawls) Subscribe(string) (<-chan engine.Event, func()) {
+	return make(chan engine.Event), func() {}
+}
+
+func (f *fakeCrawls) Status(context.Context, string) (engine.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i := min(f.calls, len(f.answers)-1)
+	f.calls++
+	return f.answers[i]()
+}
+
+type fakePages struct {
+	res engine.PageResult
+	err error
+}
+
+func (p fakePages) CrawlPage(context.Context, string, []string) (engine.PageResult, error) {
+	return p.res, p.err
+}
+
+type fakeDocuments struct{ Documents }
+
+func (fakeDocuments) DeleteDocument(_ context.Context, id string, _ *store.DeletePayload) (int64, error) {
+	if id == "known" {
+		return 42, nil
+	}
+	return 0, fmt.Errorf("delete document %s: %w", id, store.ErrNotFound)
+}
+
+func fakeAPI(t *testing.T, d Deps) string {
+	t.Helper()
+	srv := httpserver.New("crawler", httpserver.Config{Addr: "127.0.0.1:0"}, slogDiscard())
+	a := New(srv, d)
+	a.EventPoll = 20 * time.Millisecond
+	a.Register()
+	hs := httptest.NewServer(srv.Engine())
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+func TestPagesWithFakes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pages  fakePages
+		status int
+		want   string
+	}{
+		{"stored", fakePages{res: engine.PageResult{Document: store.Document{ID: "d1", URL: "https://docs.example/a"}, Outcome: pipeline.Stored, Chunks: 3}},
+			http.StatusOK, `"chunks":3`},
+		{"refused address names the field", fakePages{err: &engine.PageError{Field: "url", Reason: engine.SkipSSRF, Err: errors.New("10.0.0.1 is internal")}},
+			http.StatusBadRequest, `url`},
+		{"page error without a field", fakePages{err: &engine.PageError{Reason: "http_404", Err: errors.New("answered HTTP 404")}},
+			http.StatusUnprocessableEntity, `http_404`},
+		{"database down", fakePages{err: fmt.Errorf("document by url: %w", store.ErrNotReady)},
+			http.StatusServiceUnavailable, `retry later`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := fakeAPI(t, Deps{Pages: tc.pages})
+			resp, err := http.Post(base+"/api/v1/pages", "application/json", strings.NewReader(`{"url":"https://docs.example/a"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body strings.Builder
+			_, _ = bufio.NewReader(resp.Body).WriteTo(&body)
+			if resp.StatusCode != tc.status || !strings.Contains(body.String(), tc.want) {
+				t.Errorf("got %d %s, want %d containing %q", resp.StatusCode, body.String(), tc.status, tc.want)
+			}
+		})
+	}
+}
+
+func TestDeleteDocumentWithFakes(t *testing.T) {
+	base := fakeAPI(t, Deps{Documents: fakeDocuments{}})
+	for id, want := range map[string]int{"known": http.StatusOK, "unknown": http.StatusNotFound} {
+		req, _ := http.NewRequest(http.MethodDelete, base+"/api/v1/documents/"+id, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("DELETE %s: got %d, want %d", id, resp.StatusCode, want)
+		}
+	}
+}
+
+// TestEventsReportStalls: the event stream says "stalled" when the job's
+// status cannot be read because the database is down, "resumed" when it can
+// again, "stalled" with the reason when the job has no crawler, and ends with
+// the summary.
+func TestEventsReportStalls(t *testing.T) {
+	running := func() (engine.Status, error) { return engine.Status{ID: "j", Status: store.JobRunning}, nil }
+	down := func() (engine.Status, error) { return engine.Status{}, fmt.Errorf("get job: %w", store.ErrNotReady) }
+	noCrawler := func() (engine.Status, error) {
+		return engine.Status{ID: "j", Status: engine.JobStalled, Stall: &engine.Stall{Reason: engine.StallNoCrawler, Detail: "crawler x stopped"}}, nil
+	}
+	done := func() (engine.Status, error) {
+		now := time.Now()
+		return engine.Status{ID: "j", Status: store.JobDone, FinishedAt: &now}, nil
+	}
+	crawls := &fakeCrawls{answers: []func() (engine.Status, error){running, down, down, running, noCrawler, done}}
+	base := fakeAPI(t, Deps{Crawls: crawls})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/crawls/j/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var events []string
+	var reasons []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if typ, ok := strings.CutPrefix(line, "event: "); ok {
+			events = append(events, typ)
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok && len(events) > 0 && events[len(events)-1] == engine.EventStalled {
+			for _, r := range []string{engine.StallDatabase, engine.StallNoCrawler} {
+				if strings.Contains(data, `"reason":"`+r+`"`) {
+					reasons = append(reasons, r)
+				}
+			}
+		}
+	}
+	want := "progress stalled resumed stalled progress summary"
+	if got := strings.Join(events, " "); got != want {
+		t.Errorf("events: got %q, want %q", got, want)
+	}
+	if got := strings.Join(reasons, " "); got != engine.StallDatabase+" "+engine.StallNoCrawler {
+		t.Errorf("stall reasons: got %q, want database_unavailable then no_crawler", got)
+	}
+}
