@@ -1,18 +1,36 @@
-// Package engine runs crawl jobs: it claims jobs and frontier URLs from
-// MariaDB, fetches pages through the fetch package (colly behind the SSRF
-// guard), queues the links it finds, and indexes pages through the pipeline.
+// Package engine runs crawl jobs. A page's way through the crawler, and the
+// file where each step lives:
 //
-// The frontier lives in MariaDB, not in colly's in-memory queue: a crawler
-// that is killed resumes its jobs from the table without fetching stored pages
-// again, several processes share the job queue (rows claimed with FOR UPDATE
-// SKIP LOCKED), and max_pages is exact because page slots are reserved by the
-// claim itself (store.ClaimRequest.Budget) before any fetch starts.
+//	frontier (frontier.go) → fetch → extract → chunk → embed → store + outbox → kg
+//	                          └────────── page step (step.go) ──────────┘   (outbox package)
 //
-// Order is breadth-first: claims take the lowest depth first. Links are
-// canonicalised (canon) before they are queued, so every spelling of a URL is
-// one frontier row and is fetched once. A job's counters come from the
-// frontier (state and reason per URL) and are exact; what the frontier cannot
-// tell (filtered links, bytes, stage times) is saved with the job's heartbeat.
+// The frontier lives in MariaDB (store), not in colly's in-memory queue: a
+// crawler that is killed resumes its jobs from the table without fetching
+// stored pages again, several processes share the job queue (rows claimed with
+// FOR UPDATE SKIP LOCKED), and max_pages is exact because page slots are
+// reserved by the claim itself (store.ClaimRequest.Budget) before any fetch
+// starts. Links are canonicalised (canon) and admitted (scope, filters,
+// blocklist, SSRF guard) before they are queued, so every spelling of a URL is
+// one frontier row and is fetched once. Order is breadth-first: claims take the
+// lowest depth first.
+//
+// A job's workers (worker.go) claim URLs and take each through the page step:
+// fetch (the fetch package: colly behind the SSRF guard), extract (htmltext),
+// then the Indexer (pipeline: chunk, embed, and one MariaDB transaction for
+// the document, its chunks and the kg outbox row). POST /api/v1/pages
+// (CrawlPage, page.go) runs the same step for one page. The outbox worker
+// (package outbox) delivers to kg afterwards; the crawl never waits for kg.
+//
+// A job (job.go) takes its frontier over, seeds it, runs its workers beside a
+// heartbeat and a reclaim loop, and ends by what stopped it. It rides out
+// outages of MariaDB (outage.go): nothing exits on a transient error, failed
+// claims go back to the queue as soon as MariaDB answers, and a job that
+// cannot make progress says so. Its counters come from the frontier (state
+// and reason per URL) and are exact; what the frontier cannot tell (filtered
+// links, bytes, stage times) is saved with the job's heartbeat (status.go).
+//
+// The engine's seams (deps.go) are interfaces, so the page step and the API
+// above it are tested with fakes as well as against the real MariaDB.
 package engine
 
 import (

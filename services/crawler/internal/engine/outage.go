@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -88,91 +87,4 @@ func (r *jobRun) retryStore(ctx context.Context, what string, op func(context.Co
 		r.stalled("MariaDB ("+what+")", err)
 		sleepCtx(ctx, b.next())
 	}
-}
-
-// complete moves a claimed URL to its final state (or back to the queue),
-// waiting out a MariaDB outage. The run's context may end meanwhile: the
-// claim is then released when the run ends, or by the next owner.
-func (r *jobRun) complete(ctx context.Context, it store.FrontierItem, state store.FrontierState, reason string) error {
-	tries := 0
-	err := r.retryStore(ctx, "complete url", func(ctx context.Context) error {
-		tries++
-		// A page handled while the run was being stopped is still completed.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		return r.e.st.CompleteURL(cctx, r.job.ID, it.URLHash, r.e.cfg.Owner, state, reason)
-	})
-	if errors.Is(err, store.ErrLeaseLost) && tries > 1 {
-		// An earlier try committed but its answer was lost with the connection.
-		return nil
-	}
-	return err
-}
-
-// claim takes the next URL for a worker and marks it in flight. The reclaim
-// loop never releases a URL between its claim and its registration (claimMu).
-func (r *jobRun) claim(ctx context.Context) ([]store.FrontierItem, error) {
-	r.claimMu.RLock()
-	defer r.claimMu.RUnlock()
-	items, err := r.e.st.ClaimURLs(ctx, store.ClaimRequest{
-		JobID: r.job.ID, Owner: r.e.cfg.Owner, N: 1, Lease: r.e.cfg.URLLease, Budget: r.spec.MaxPages,
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.inflightMu.Lock()
-	for _, it := range items {
-		r.inflight[it.URLHash] = struct{}{}
-	}
-	r.inflightMu.Unlock()
-	return items, nil
-}
-
-// release forgets a URL the worker is done with (completed or given up).
-func (r *jobRun) release(it store.FrontierItem) {
-	r.inflightMu.Lock()
-	delete(r.inflight, it.URLHash)
-	r.inflightMu.Unlock()
-}
-
-// reclaimLoop periodically returns to the queue the job's claims that no
-// worker holds: expired claims of any owner (a crawler that died) and this
-// owner's claims that are not in flight (their completion was lost).
-func (r *jobRun) reclaimLoop(ctx context.Context) {
-	t := time.NewTicker(r.e.cfg.Reclaim)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if err := r.reclaim(ctx); err != nil && ctx.Err() == nil {
-			r.e.log.Debug("reclaim claims", "job", r.job.ID, "err", err)
-		}
-	}
-}
-
-func (r *jobRun) reclaim(ctx context.Context) error {
-	expired, err := r.e.st.RequeueExpired(ctx, r.job.ID)
-	if err != nil {
-		return err
-	}
-	r.claimMu.Lock()
-	r.inflightMu.Lock()
-	keep := make([]string, 0, len(r.inflight))
-	for h := range r.inflight {
-		keep = append(keep, h)
-	}
-	r.inflightMu.Unlock()
-	lost, err := r.e.st.ReleaseClaimsExcept(ctx, r.job.ID, r.e.cfg.Owner, keep)
-	r.claimMu.Unlock()
-	if err != nil {
-		return err
-	}
-	if expired+lost > 0 {
-		r.log("claims returned to the queue", "expired", expired, "lost", lost)
-		r.e.m.reclaimed.Add(float64(expired + lost))
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -213,4 +214,17 @@ func loadProgress(raw json.RawMessage) progress {
 		p.Filtered = map[string]int64{}
 	}
 	return p
+}
+
+// Status returns a job's status with exact counters.
+func (e *Engine) Status(ctx context.Context, id string) (Status, error) {
+	job, err := e.st.GetJob(ctx, id)
+	if err != nil {
+		return Status{}, err
+	}
+	fr, err := e.st.FrontierReasons(ctx, id)
+	if err != nil {
+		return Status{}, err
+	}
+	return buildStatus(job, loadProgress(job.Counters), fr, time.Now())
 }

@@ -20,110 +20,138 @@ type meta struct {
 
 // readMeta reads metadata and links from the whole (unmodified) document.
 func readMeta(doc *html.Node, pageURL *url.URL) meta {
-	var m meta
-	base := pageURL
+	r := &metaReader{base: pageURL, self: withoutFragment(pageURL), seenLink: map[string]int{}}
 	if b := findFirst(doc, atom.Base); b != nil {
 		if href := strings.TrimSpace(attr(b, "href")); href != "" {
 			if bu, err := pageURL.Parse(href); err == nil {
-				base = bu
+				r.base = bu
 			}
 		}
 	}
 	if h := findFirst(doc, atom.Html); h != nil {
-		m.lang = primaryLang(attr(h, "lang"))
-		if m.lang == "" {
-			m.lang = primaryLang(attr(h, "xml:lang"))
+		r.m.lang = primaryLang(attr(h, "lang"))
+		if r.m.lang == "" {
+			r.m.lang = primaryLang(attr(h, "xml:lang"))
 		}
 	}
-	var ogTitle, ogLocale, contentLang, titleText string
-	var jsonLD []string
-	var timeTags []string
-	seenLink := map[string]int{}
-	self := withoutFragment(pageURL)
+	r.walk(doc)
+	return r.finish()
+}
 
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode {
-			switch tagOf(n) {
-			case atom.Title:
-				if titleText == "" && n.Parent != nil && tagOf(n.Parent) != atom.Svg {
-					titleText = collapse(textOf(n))
-				}
-			case atom.Meta:
-				key := strings.ToLower(attr(n, "property"))
-				if key == "" {
-					key = strings.ToLower(attr(n, "name"))
-				}
-				if key == "" {
-					key = strings.ToLower(attr(n, "itemprop"))
-				}
-				content := strings.TrimSpace(attr(n, "content"))
-				if he := strings.ToLower(attr(n, "http-equiv")); he == "content-language" {
-					contentLang = content
-				}
-				switch key {
-				case "og:title", "twitter:title":
-					if ogTitle == "" {
-						ogTitle = content
-					}
-				case "description", "og:description", "twitter:description":
-					if m.description == "" {
-						m.description = collapse(content)
-					}
-				case "og:locale":
-					ogLocale = content
-				case "robots":
-					applyRobots(&m.robots, content)
-				case "article:published_time", "datepublished", "date", "dc.date", "dc.date.issued",
-					"dcterms.created", "dcterms.issued", "publish-date", "pubdate", "publication_date",
-					"sailthru.date", "parsely-pub-date":
-					if m.published.IsZero() {
-						m.published = parseDate(content)
-					}
-				case "article:modified_time", "og:updated_time", "datemodified", "dcterms.modified",
-					"last-modified", "dc.date.modified", "revised":
-					if m.modified.IsZero() {
-						m.modified = parseDate(content)
-					}
-				}
-			case atom.Link:
-				if hasToken(attr(n, "rel"), "canonical") && m.canonical == "" {
-					if u, err := base.Parse(strings.TrimSpace(attr(n, "href"))); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-						m.canonical = withoutFragment(u)
-					}
-				}
-			case atom.Script:
-				if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") {
-					jsonLD = append(jsonLD, textOf(n))
-				}
-			case atom.Time:
-				if dt := attr(n, "datetime"); dt != "" {
-					timeTags = append(timeTags, dt)
-				}
-			case atom.H1:
-				if m.firstH1 == nil {
-					m.firstH1 = n
-				}
-			case atom.A, atom.Area:
-				if l, ok := makeLink(n, base); ok && l.URL != self {
-					if i, dup := seenLink[l.URL]; dup {
-						if m.links[i].Text == "" {
-							m.links[i].Text = l.Text
-						}
-					} else {
-						seenLink[l.URL] = len(m.links)
-						m.links = append(m.links, l)
-					}
-				}
+// metaReader collects a page's metadata in one walk over the tree; finish
+// then picks each value from its sources in order of trust.
+type metaReader struct {
+	m        meta
+	base     *url.URL // for relative links: the page URL or its <base href>
+	self     string   // the page URL without fragment: links to it are dropped
+	seenLink map[string]int
+
+	ogTitle, ogLocale, contentLang, titleText string
+	jsonLD, timeTags                          []string
+}
+
+func (r *metaReader) walk(n *html.Node) {
+	if n.Type == html.ElementNode {
+		r.visit(n)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		r.walk(c)
+	}
+}
+
+func (r *metaReader) visit(n *html.Node) {
+	switch tagOf(n) {
+	case atom.Title:
+		if r.titleText == "" && n.Parent != nil && tagOf(n.Parent) != atom.Svg {
+			r.titleText = collapse(textOf(n))
+		}
+	case atom.Meta:
+		r.metaTag(n)
+	case atom.Link:
+		if hasToken(attr(n, "rel"), "canonical") && r.m.canonical == "" {
+			if u, err := r.base.Parse(strings.TrimSpace(attr(n, "href"))); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+				r.m.canonical = withoutFragment(u)
 			}
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+	case atom.Script:
+		if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") {
+			r.jsonLD = append(r.jsonLD, textOf(n))
+		}
+	case atom.Time:
+		if dt := attr(n, "datetime"); dt != "" {
+			r.timeTags = append(r.timeTags, dt)
+		}
+	case atom.H1:
+		if r.m.firstH1 == nil {
+			r.m.firstH1 = n
+		}
+	case atom.A, atom.Area:
+		r.addLink(n)
+	}
+}
+
+// metaTag reads a <meta> element: titles, description, locale, robots and dates.
+func (r *metaReader) metaTag(n *html.Node) {
+	key := strings.ToLower(attr(n, "property"))
+	if key == "" {
+		key = strings.ToLower(attr(n, "name"))
+	}
+	if key == "" {
+		key = strings.ToLower(attr(n, "itemprop"))
+	}
+	content := strings.TrimSpace(attr(n, "content"))
+	if he := strings.ToLower(attr(n, "http-equiv")); he == "content-language" {
+		r.contentLang = content
+	}
+	m := &r.m
+	switch key {
+	case "og:title", "twitter:title":
+		if r.ogTitle == "" {
+			r.ogTitle = content
+		}
+	case "description", "og:description", "twitter:description":
+		if m.description == "" {
+			m.description = collapse(content)
+		}
+	case "og:locale":
+		r.ogLocale = content
+	case "robots":
+		applyRobots(&m.robots, content)
+	case "article:published_time", "datepublished", "date", "dc.date", "dc.date.issued",
+		"dcterms.created", "dcterms.issued", "publish-date", "pubdate", "publication_date",
+		"sailthru.date", "parsely-pub-date":
+		if m.published.IsZero() {
+			m.published = parseDate(content)
+		}
+	case "article:modified_time", "og:updated_time", "datemodified", "dcterms.modified",
+		"last-modified", "dc.date.modified", "revised":
+		if m.modified.IsZero() {
+			m.modified = parseDate(content)
 		}
 	}
-	walk(doc)
+}
 
-	for _, s := range jsonLD {
+// addLink keeps the first occurrence of each link target (with the first
+// non-empty anchor text), except links to the page itself.
+func (r *metaReader) addLink(n *html.Node) {
+	l, ok := makeLink(n, r.base)
+	if !ok || l.URL == r.self {
+		return
+	}
+	if i, dup := r.seenLink[l.URL]; dup {
+		if r.m.links[i].Text == "" {
+			r.m.links[i].Text = l.Text
+		}
+		return
+	}
+	r.seenLink[l.URL] = len(r.m.links)
+	r.m.links = append(r.m.links, l)
+}
+
+// finish picks dates, title and language from their sources in order.
+func (r *metaReader) finish() meta {
+	m := r.m
+	for _, s := range r.jsonLD {
 		var v any
 		if json.Unmarshal([]byte(s), &v) != nil {
 			continue
@@ -135,21 +163,21 @@ func readMeta(doc *html.Node, pageURL *url.URL) meta {
 			m.modified = parseDate(findJSONString(v, "dateModified"))
 		}
 	}
-	if m.published.IsZero() && len(timeTags) > 0 {
-		m.published = parseDate(timeTags[0])
+	if m.published.IsZero() && len(r.timeTags) > 0 {
+		m.published = parseDate(r.timeTags[0])
 	}
-	m.title = titleText
+	m.title = r.titleText
 	if m.title == "" {
-		m.title = collapse(ogTitle)
+		m.title = collapse(r.ogTitle)
 	}
 	if m.title == "" && m.firstH1 != nil {
 		m.title = collapse(textOf(m.firstH1))
 	}
 	if m.lang == "" {
-		m.lang = primaryLang(contentLang)
+		m.lang = primaryLang(r.contentLang)
 	}
 	if m.lang == "" {
-		m.lang = primaryLang(ogLocale)
+		m.lang = primaryLang(r.ogLocale)
 	}
 	return m
 }

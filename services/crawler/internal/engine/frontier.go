@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/htmltext"
+)
+
+// The job's frontier: the URLs of a crawl in MariaDB (FrontierStore), as this
+// owner works them. Links are admitted (canonical, in scope, not filtered,
+// not blocklisted, not internal) and queued once per canonical URL; workers
+// claim URLs breadth-first within the page budget and complete them; the
+// reclaim loop returns claims that nobody holds any more.
+
+// admit canonicalises a link and applies scope, filters, blocklist and the
+// SSRF pre-check; it counts refusals by reason.
+func (r *jobRun) admit(ctx context.Context, base *url.URL, href string) (string, bool) {
+	c, err := canon.Resolve(base, href, r.e.cfg.Canon)
+	if err != nil {
+		r.addFiltered(FilterInvalid, 1)
+		return "", false
+	}
+	u, err := url.Parse(c)
+	if err != nil {
+		r.addFiltered(FilterInvalid, 1)
+		return "", false
+	}
+	if reason := r.filters.check(u, c); reason != "" {
+		r.addFiltered(reason, 1)
+		return "", false
+	}
+	if blocked, err := r.e.block.blocked(ctx, u.Hostname()); err == nil && blocked {
+		r.addFiltered(FilterBlocked, 1)
+		return "", false
+	}
+	if r.e.guard != nil {
+		if err := r.e.guard.CheckURL(u); err != nil {
+			r.addFiltered(FilterSSRF, 1)
+			return "", false
+		}
+	}
+	return c, true
+}
+
+// queueLinks queues the page's followable links at depth+1.
+func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.FrontierItem, page *htmltext.Page) error {
+	if len(page.Links) == 0 {
+		return nil
+	}
+	if page.Robots.NoFollow {
+		r.addFiltered(FilterNoFollow, int64(len(page.Links)))
+		return nil
+	}
+	if it.Depth >= r.spec.Depth() {
+		r.addFiltered(FilterDepth, int64(len(page.Links)))
+		return nil
+	}
+	seen := map[string]bool{}
+	var urls []store.FrontierURL
+	for _, l := range page.Links {
+		if l.NoFollow() {
+			r.addFiltered(FilterNoFollow, 1)
+			continue
+		}
+		c, ok := r.admit(ctx, base, l.URL)
+		if !ok || seen[c] {
+			continue
+		}
+		seen[c] = true
+		urls = append(urls, store.FrontierURL{URL: c, Depth: it.Depth + 1})
+	}
+	return r.enqueue(ctx, urls)
+}
+
+// redirect queues an in-scope redirect target at the same depth (fetched
+// once, like any link) and completes the redirecting URL as skipped.
+func (r *jobRun) redirect(ctx context.Context, base *url.URL, it store.FrontierItem, location string) outcome {
+	c, ok := r.admit(ctx, base, location)
+	if !ok {
+		return outcome{state: store.FrontierSkipped, reason: SkipRedirectOutOfScope, err: fmt.Errorf("redirect to %s is outside the crawl's scope", location)}
+	}
+	if err := r.enqueue(ctx, []store.FrontierURL{{URL: c, Depth: it.Depth}}); err != nil {
+		if ctx.Err() != nil {
+			return outcome{}
+		}
+		return outcome{state: store.FrontierFailed, reason: FailStore, err: err}
+	}
+	return outcome{state: store.FrontierSkipped, reason: SkipRedirect}
+}
+
+// enqueue adds URLs to the frontier (store.EnqueueURLs retries deadlocks of
+// workers inserting overlapping links).
+func (r *jobRun) enqueue(ctx context.Context, urls []store.FrontierURL) error {
+	_, err := r.e.st.EnqueueURLs(ctx, r.job.ID, urls)
+	return err
+}
+
+// claim takes the next URL for a worker and marks it in flight. The reclaim
+// loop never releases a URL between its claim and its registration (claimMu).
+func (r *jobRun) claim(ctx context.Context) ([]store.FrontierItem, error) {
+	r.claimMu.RLock()
+	defer r.claimMu.RUnlock()
+	items, err := r.e.st.ClaimURLs(ctx, store.ClaimRequest{
+		JobID: r.job.ID, Owner: r.e.cfg.Owner, N: 1, Lease: r.e.cfg.URLLease, Budget: r.spec.MaxPages,
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.inflightMu.Lock()
+	for _, it := range items {
+		r.inflight[it.URLHash] = struct{}{}
+	}
+	r.inflightMu.Unlock()
+	return items, nil
+}
+
+// release forgets a URL the worker is done with (completed or given up).
+func (r *jobRun) release(it store.FrontierItem) {
+	r.inflightMu.Lock()
+	delete(r.inflight, it.URLHash)
+	r.inflightMu.Unlock()
+}
+
+// reclaimLoop periodically returns to the queue the job's claims that no
+// worker holds: expired claims of any owner (a crawler that died) and this
+// owner's claims that are not in flight (their completion was lost).
+func (r *jobRun) reclaimLoop(ctx context.Context) {
+	t := time.NewTicker(r.e.cfg.Reclaim)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := r.reclaim(ctx); err != nil && ctx.Err() == nil {
+			r.e.log.Debug("reclaim claims", "job", r.job.ID, "err", err)
+		}
+	}
+}
+
+func (r *jobRun) reclaim(ctx context.Context) error {
+	expired, err := r.e.st.RequeueExpired(ctx, r.job.ID)
+	if err != nil {
+		return err
+	}
+	r.claimMu.Lock()
+	r.inflightMu.Lock()
+	keep := make([]string, 0, len(r.inflight))
+	for h := range r.inflight {
+		keep = append(keep, h)
+	}
+	r.inflightMu.Unlock()
+	lost, err := r.e.st.ReleaseClaimsExcept(ctx, r.job.ID, r.e.cfg.Owner, keep)
+	r.claimMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if expired+lost > 0 {
+		r.log("claims returned to the queue", "expired", expired, "lost", lost)
+		r.e.m.reclaimed.Add(float64(expired + lost))
+	}
+	return nil
+}
+
+// complete moves a claimed URL to its final state (or back to the queue),
+// waiting out a MariaDB outage. The run's context may end meanwhile: the
+// claim is then released when the run ends, or by the next owner.
+func (r *jobRun) complete(ctx context.Context, it store.FrontierItem, state store.FrontierState, reason string) error {
+	tries := 0
+	err := r.retryStore(ctx, "complete url", func(ctx context.Context) error {
+		tries++
+		// A page handled while the run was being stopped is still completed.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		return r.e.st.CompleteURL(cctx, r.job.ID, it.URLHash, r.e.cfg.Owner, state, reason)
+	})
+	if errors.Is(err, store.ErrLeaseLost) && tries > 1 {
+		// An earlier try committed but its answer was lost with the connection.
+		return nil
+	}
+	return err
+}
