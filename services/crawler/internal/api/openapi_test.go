@@ -109,7 +109,7 @@ func TestOpenAPIContract(t *testing.T) {
 
 	// With API keys: writes without a key are refused with a problem document.
 	keyed := httpserver.New("crawler", httpserver.Config{Addr: "127.0.0.1:0", APIKeys: []string{"contract-key-0123456789"}}, slog.New(slog.DiscardHandler))
-	New(keyed, f.st, f.eng).Register()
+	New(keyed, Deps{Crawls: f.eng, Pages: f.eng, Jobs: f.st, Documents: f.st, Blocklist: f.st, BlocklistChanged: f.eng.InvalidateBlocklist}).Register()
 	ks := httptest.NewServer(keyed.Engine())
 	defer ks.Close()
 	for _, r := range [][2]string{{"POST", "/api/v1/crawls"}, {"DELETE", "/api/v1/crawls/x"}, {"POST", "/api/v1/pages"},
