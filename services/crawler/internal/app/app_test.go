@@ -11,13 +11,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/kgapi/kgapitest"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/testsite"
@@ -61,12 +61,6 @@ func fakeEmbeddings(t *testing.T) *httptest.Server {
 	return s
 }
 
-// fakeKG records the documents the outbox delivers.
-type fakeKG struct {
-	mu   sync.Mutex
-	docs map[string]kgapi.Document
-}
-
 func freePort(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,25 +76,13 @@ func freePort(t *testing.T) string {
 func TestServiceEndToEnd(t *testing.T) {
 	site := testsite.New(testsite.Options{})
 	t.Cleanup(site.Close)
-	kg := &fakeKG{docs: map[string]kgapi.Document{}}
-	kgSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req kgapi.IngestRequest
-		if r.URL.Path != "/api/v1/ingest" || json.NewDecoder(r.Body).Decode(&req) != nil {
-			http.NotFound(w, r)
-			return
-		}
-		kg.mu.Lock()
-		kg.docs[req.Document.URL] = req.Document
-		kg.mu.Unlock()
-		json.NewEncoder(w).Encode(kgapi.IngestResponse{DocumentID: req.Document.ID})
-	}))
-	t.Cleanup(kgSrv.Close)
+	kg := kgapitest.New(t)
 	emb := fakeEmbeddings(t)
 	addr := freePort(t)
 	env := map[string]string{
 		"CRAWLER_ADDR":          addr,
 		"KGS_MARIADB_DSN":       freshDatabase(t),
-		"KGS_KG_URL":            kgSrv.URL,
+		"KGS_KG_URL":            kg.URL,
 		"CRAWLER_ALLOW_HOSTS":   site.Addr(),
 		"CRAWLER_OUTBOX_POLL":   "50ms",
 		"CRAWLER_RETRY_BACKOFF": "20ms",
@@ -168,15 +150,17 @@ func TestServiceEndToEnd(t *testing.T) {
 		t.Fatalf("job: got %s with %d stored, want done with %d", status.Status, status.Counters.Stored, len(want))
 	}
 	// Every stored page reaches kg through the outbox, with its chunks.
-	waitFor(t, 30*time.Second, func() bool {
-		kg.mu.Lock()
-		defer kg.mu.Unlock()
-		return len(kg.docs) == len(want)
-	})
-	kg.mu.Lock()
-	defer kg.mu.Unlock()
+	byURL := func() map[string]kgapi.Document {
+		docs := map[string]kgapi.Document{}
+		for _, d := range kg.Ingested() {
+			docs[d.URL] = d
+		}
+		return docs
+	}
+	waitFor(t, 30*time.Second, func() bool { return len(byURL()) == len(want) })
+	docs := byURL()
 	for _, u := range want {
-		d, ok := kg.docs[u]
+		d, ok := docs[u]
 		if !ok || len(d.Chunks) == 0 || d.ID == "" {
 			t.Errorf("kg document %s: got %+v, want it with chunks", u, ok)
 		}

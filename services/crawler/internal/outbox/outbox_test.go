@@ -3,10 +3,7 @@ package outbox
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,59 +11,13 @@ import (
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/kgapi/kgapitest"
 	"github.com/kgsearch/kgsearch/pkg/store"
 )
 
 func freshDatabase(t *testing.T) string {
 	t.Helper()
 	return testenv.FreshMariaDB(t)
-}
-
-// fakeKG is the kg service seam: it records ingests and deletes, and answers
-// 503 while down.
-type fakeKG struct {
-	*httptest.Server
-	mu       sync.Mutex
-	down     bool
-	ingested []kgapi.Document
-	deleted  []string
-	calls    int
-}
-
-func newFakeKG(t *testing.T) *fakeKG {
-	k := &fakeKG{}
-	k.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		k.calls++
-		if k.down {
-			http.Error(w, `{"title":"down"}`, http.StatusServiceUnavailable)
-			return
-		}
-		switch {
-		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/ingest":
-			var req kgapi.IngestRequest
-			if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			k.ingested = append(k.ingested, req.Document)
-			json.NewEncoder(w).Encode(kgapi.IngestResponse{DocumentID: req.Document.ID, Chunks: len(req.Document.Chunks)})
-		case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/api/v1/documents/"):
-			k.deleted = append(k.deleted, strings.TrimPrefix(r.URL.Path, "/api/v1/documents/"))
-			w.WriteHeader(http.StatusNoContent)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(k.Close)
-	return k
-}
-
-func (k *fakeKG) setDown(v bool) {
-	k.mu.Lock()
-	k.down = v
-	k.mu.Unlock()
 }
 
 func TestOutboxSurvivesKGDowntime(t *testing.T) {
@@ -79,8 +30,8 @@ func TestOutboxSurvivesKGDowntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	kg := newFakeKG(t)
-	kg.setDown(true)
+	kg := kgapitest.New(t)
+	kg.SetDown(true)
 
 	url := "https://example.com/a"
 	id := store.DocumentID(url)
@@ -106,7 +57,7 @@ func TestOutboxSurvivesKGDowntime(t *testing.T) {
 	}
 
 	// kg comes back; the running worker delivers after the backoff.
-	kg.setDown(false)
+	kg.SetDown(false)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	w.cfg.Poll = 10 * time.Millisecond
@@ -131,26 +82,21 @@ func TestOutboxSurvivesKGDowntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		kg.mu.Lock()
-		n := len(kg.deleted)
-		kg.mu.Unlock()
-		if n == 1 {
+		if n := len(kg.Deleted()); n == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("kg saw %d deletes, want 1", n)
+			t.Fatalf("kg saw %d deletes, want 1", len(kg.Deleted()))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	cancel()
 	<-done
 
-	kg.mu.Lock()
-	defer kg.mu.Unlock()
-	if diff := cmp.Diff([]kgapi.Document{doc}, kg.ingested); diff != "" {
+	if diff := cmp.Diff([]kgapi.Document{doc}, kg.Ingested()); diff != "" {
 		t.Errorf("documents kg ingested (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{id}, kg.deleted); diff != "" {
+	if diff := cmp.Diff([]string{id}, kg.Deleted()); diff != "" {
 		t.Errorf("documents kg deleted (-want +got):\n%s", diff)
 	}
 }

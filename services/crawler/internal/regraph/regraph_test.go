@@ -2,16 +2,15 @@ package regraph
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/kgapi/kgapitest"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
@@ -54,22 +53,6 @@ func (fakePayloads) KGPayload(in pipeline.Page) (kgapi.Document, error) {
 	return kgapi.Document{ID: in.Previous.ID, URL: in.URL, Chunks: []kgapi.Chunk{{ID: "1", Text: in.Extracted.Text}}}, nil
 }
 
-type fakeKG struct {
-	mu   sync.Mutex
-	got  []string
-	fail string
-}
-
-func (k *fakeKG) Ingest(_ context.Context, d kgapi.Document) (*kgapi.IngestResponse, error) {
-	if d.URL == k.fail {
-		return nil, errors.New("kg said no")
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.got = append(k.got, d.URL)
-	return &kgapi.IngestResponse{DocumentID: d.ID}, nil
-}
-
 func TestRun(t *testing.T) {
 	docs := fakeDocs{docs: []store.Document{
 		{ID: "a", URL: "http://docs.test/a", Domain: "docs.test"},
@@ -88,7 +71,8 @@ func TestRun(t *testing.T) {
 		{"all", Options{}, []string{"http://docs.test/a", "http://docs.test/b", "http://other.test/f"},
 			Report{Documents: 6, Delivered: 3, Chunks: 3,
 				Changed: []string{"http://docs.test/changed", "http://docs.test/gone"},
-				Failed:  []string{"http://docs.test/refused: kg ingest: kg said no"}}},
+				Failed: []string{"http://docs.test/refused: kg ingest: ingest document e: kg service unavailable: 503 Service Unavailable: " +
+					"the graph database (Neo4j) is unavailable; retry later"}}},
 		{"one domain", Options{Domain: "other.test"}, []string{"http://other.test/f"},
 			Report{Documents: 1, Delivered: 1, Chunks: 1, Changed: []string{}, Failed: []string{}}},
 		{"dry run sends nothing", Options{DryRun: true}, nil,
@@ -97,19 +81,24 @@ func TestRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kg := &fakeKG{fail: "http://docs.test/refused"}
-			got, err := Run(context.Background(), docs, fakeFetcher{}, fakePayloads{}, kg, tt.opt, nil)
+			kg := kgapitest.New(t)
+			kg.FailIngest("http://docs.test/refused")
+			got, err := Run(context.Background(), docs, fakeFetcher{}, fakePayloads{}, kgapi.NewClient(kg.URL, nil, ""), tt.opt, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got.TookMS = 0
 			slices.Sort(got.Changed)
 			slices.Sort(got.Failed)
-			slices.Sort(kg.got)
+			var delivered []string
+			for _, d := range kg.Ingested() {
+				delivered = append(delivered, d.URL)
+			}
+			slices.Sort(delivered)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("report (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.delivered, kg.got); diff != "" {
+			if diff := cmp.Diff(tt.delivered, delivered); diff != "" {
 				t.Errorf("ingested (-want +got):\n%s", diff)
 			}
 		})

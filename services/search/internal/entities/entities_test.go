@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
-	"github.com/kgsearch/kgsearch/services/search/internal/kgfake"
+	"github.com/kgsearch/kgsearch/pkg/kgapi/kgapitest"
 )
 
 func TestFinderKnowsTheGazetteer(t *testing.T) {
@@ -27,7 +27,7 @@ func TestRefreshAddsLearnedEntities(t *testing.T) {
 	if got := f.Query("tune the frobnicator cache"); len(got) != 0 {
 		t.Fatalf("before refresh: got %+v, want nothing", got)
 	}
-	kg := kgfake.New(t)
+	kg := kgapitest.New(t)
 	kg.AddEntity("frobnicator", "Frobnicator", "library", map[string]float64{"1": 1}, func(string) string { return "d" })
 	kg.AddEntity("oddtype", "Oddity", "no_such_type", map[string]float64{"2": 1}, func(string) string { return "d" })
 	n, err := f.Refresh(context.Background(), kgapi.NewClient(kg.URL, nil, ""), 100)

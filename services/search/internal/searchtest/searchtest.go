@@ -1,7 +1,7 @@
 // Package searchtest builds a complete search service for tests: a fresh MariaDB
 // database on the real test server (testenv.MariaDBDSN), the store opened with the
 // hash embedder's model, a Bleve index in t.TempDir() fed by the real indexer, a fake
-// kg service (kgfake) fed through pkg/extract, the pipeline and the HTTP API on an
+// kg service (pkg/kgapi/kgapitest) fed through pkg/extract, the pipeline and the HTTP API on an
 // httptest server.
 package searchtest
 
@@ -19,6 +19,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/embed/embedtest"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/kgapi/kgapitest"
 	"github.com/kgsearch/kgsearch/pkg/queryparse"
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 	"github.com/kgsearch/kgsearch/pkg/store"
@@ -27,7 +28,6 @@ import (
 	"github.com/kgsearch/kgsearch/services/search/internal/config"
 	"github.com/kgsearch/kgsearch/services/search/internal/entities"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
-	"github.com/kgsearch/kgsearch/services/search/internal/kgfake"
 	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 	"github.com/kgsearch/kgsearch/services/search/internal/tokens"
 )
@@ -44,7 +44,7 @@ type Env struct {
 	Store    *store.Store
 	Index    *bm25.Index
 	Indexer  *indexer.Indexer
-	KG       *kgfake.Server
+	KG       *kgapitest.Server
 	Embedder *embedtest.Hash
 	Pipeline *pipeline.Pipeline
 	Finder   *entities.Finder
@@ -110,7 +110,7 @@ func New(t testing.TB, o Options) *Env {
 	var kg pipeline.Graph
 	var lister api.EntityLister
 	if !o.NoKG {
-		e.KG = kgfake.New(t)
+		e.KG = kgapitest.New(t)
 		c := kgapi.NewClient(e.KG.URL, nil, "")
 		kg, lister = c, c
 		if o.Graph != nil {
@@ -186,9 +186,9 @@ func (e *Env) Add(t testing.TB, docs ...Doc) {
 			t.Fatalf("upsert %s: %v", d.URL, err)
 		}
 		if e.KG != nil && !e.manualKG {
-			kc := make([]kgfake.Chunk, len(chunks))
+			kc := make([]kgapitest.Chunk, len(chunks))
 			for i, c := range chunks {
-				kc[i] = kgfake.Chunk{ID: strconv.FormatInt(c.ID, 10), Text: c.Text}
+				kc[i] = kgapitest.Chunk{ID: strconv.FormatInt(c.ID, 10), Text: c.Text}
 			}
 			e.KG.AddDocument(doc.ID, doc.Title, kc)
 		}

@@ -1,10 +1,13 @@
-// Package kgfake is an in-memory stand-in for the kg service's HTTP API (the pkgapi
-// contract in pkg/kgapi), for the search service's tests: entity match, expansion,
-// entity listing and readiness. It is a fake of a seam we own, not of a database.
-// Documents added with AddDocument go through pkg/extract, the extractor the real kg
-// service uses, so the entities and relations are realistic; SetDown makes every
-// endpoint answer 503, as a kg service that lost its database would.
-package kgfake
+// Package kgapitest is the one in-memory stand-in for the kg service's HTTP API
+// (the contract of pkg/kgapi), for the tests of the services that call it: ingest
+// and delete (the crawler's outbox and regraph), entity match, expansion, entity
+// listing and readiness (search). It is a fake of a seam we own, not of a database.
+// Documents ingested or added with AddDocument go through pkg/extract, the
+// extractor the real kg service uses, so the entities and relations are realistic;
+// Ingested and Deleted report what clients sent; SetDown makes every endpoint
+// answer 503, as a kg service that lost its database would, and FailIngest refuses
+// the ingests of one URL.
+package kgapitest
 
 import (
 	"cmp"
@@ -28,8 +31,8 @@ type mention struct {
 }
 
 type relation struct {
-	from, to, typ string
-	conf          float64
+	from, to, typ, doc string
+	conf               float64
 }
 
 // Server is a fake kg service on an httptest server.
@@ -41,7 +44,11 @@ type Server struct {
 	entities  map[string]kgapi.EntityRef
 	mentions  map[string][]mention // entity id → chunks
 	relations []relation
-	docs      map[string]int // entity id → documents
+	docs      map[string]int      // entity id → documents
+	docEnts   map[string][]string // document id → the entity ids it counted in docs
+	ingested  []kgapi.Document
+	deleted   []string
+	failURL   string
 
 	down     atomic.Bool
 	requests atomic.Int64
@@ -53,8 +60,11 @@ func New(t interface{ Cleanup(func()) }) *Server {
 	if err != nil {
 		panic(err) // the embedded taxonomy is part of the binary
 	}
-	s := &Server{x: x, entities: map[string]kgapi.EntityRef{}, mentions: map[string][]mention{}, docs: map[string]int{}}
+	s := &Server{x: x, entities: map[string]kgapi.EntityRef{}, mentions: map[string][]mention{}, docs: map[string]int{},
+		docEnts: map[string][]string{}}
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/ingest", s.ingest)
+	mux.HandleFunc("DELETE /api/v1/documents/{id}", s.delete)
 	mux.HandleFunc("POST /api/v1/entities/match", s.match)
 	mux.HandleFunc("POST /api/v1/expand/entities", s.expand)
 	mux.HandleFunc("GET /api/v1/entities", s.list)
@@ -62,7 +72,7 @@ func New(t interface{ Cleanup(func()) }) *Server {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
 		if s.down.Load() {
-			http.Error(w, `{"title":"service unavailable","detail":"neo4j is down"}`, http.StatusServiceUnavailable)
+			problem(w, http.StatusServiceUnavailable, "the graph database (Neo4j) is down")
 			return
 		}
 		mux.ServeHTTP(w, r)
@@ -92,16 +102,116 @@ func (s *Server) AddDocument(docID, title string, chunks []Chunk) {
 	res := s.x.Document(doc)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.index(docID, res)
+}
+
+// index adds an extraction result; s.mu is held.
+func (s *Server) index(docID string, res extract.Result) {
 	for _, e := range res.Entities {
 		s.entities[e.ID] = kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type}
 		s.docs[e.ID]++
+		s.docEnts[docID] = append(s.docEnts[docID], e.ID)
 	}
 	for _, m := range res.Mentions {
 		s.mentions[m.EntityID] = append(s.mentions[m.EntityID], mention{chunk: m.ChunkID, doc: docID, score: float64(m.Count) * m.Confidence})
 	}
 	for _, r := range res.Relations {
-		s.relations = append(s.relations, relation{from: r.From, to: r.To, typ: r.Type, conf: r.Confidence})
+		s.relations = append(s.relations, relation{from: r.From, to: r.To, typ: r.Type, doc: docID, conf: r.Confidence})
 	}
+}
+
+// forget removes what a document contributed, reporting whether there was
+// anything; s.mu is held. Entities stay (as placeholders do in the real graph).
+func (s *Server) forget(docID string) bool {
+	found := len(s.docEnts[docID]) > 0
+	for _, id := range s.docEnts[docID] {
+		s.docs[id]--
+	}
+	delete(s.docEnts, docID)
+	for id, ms := range s.mentions {
+		kept := ms[:0]
+		for _, m := range ms {
+			if m.doc != docID {
+				kept = append(kept, m)
+			} else {
+				found = true
+			}
+		}
+		s.mentions[id] = kept
+	}
+	kept := s.relations[:0]
+	for _, r := range s.relations {
+		if r.doc != docID {
+			kept = append(kept, r)
+		}
+	}
+	s.relations = kept
+	return found
+}
+
+// Ingested returns the documents received by POST /api/v1/ingest, in order.
+func (s *Server) Ingested() []kgapi.Document {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ingested)
+}
+
+// Deleted returns the ids received by DELETE /api/v1/documents/{id}, in order,
+// whether or not the fake knew them.
+func (s *Server) Deleted() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.deleted)
+}
+
+// FailIngest makes ingests of the document with this URL answer 503 ("" for none).
+func (s *Server) FailIngest(url string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failURL = url
+}
+
+func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
+	var req kgapi.IngestRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || req.Document.ID == "" || len(req.Document.Chunks) == 0 {
+		problem(w, http.StatusBadRequest, "document: send an id and at least one chunk")
+		return
+	}
+	d := req.Document
+	s.mu.Lock()
+	fail := d.URL != "" && d.URL == s.failURL
+	s.mu.Unlock()
+	if fail {
+		problem(w, http.StatusServiceUnavailable, "the graph database (Neo4j) is unavailable; retry later")
+		return
+	}
+	doc := extract.Document{ID: d.ID, URL: d.URL, Title: d.Title, Headings: d.Headings}
+	for _, c := range d.Chunks {
+		doc.Chunks = append(doc.Chunks, extract.Chunk{ID: c.ID, Text: c.Text, HeadingPath: c.HeadingPath, CodeSpans: c.CodeSpans})
+	}
+	res := s.x.Document(doc)
+	s.mu.Lock()
+	s.ingested = append(s.ingested, d)
+	s.forget(d.ID) // a re-ingest replaces the document's part
+	s.index(d.ID, res)
+	s.mu.Unlock()
+	writeJSON(w, kgapi.IngestResponse{DocumentID: d.ID, Chunks: len(d.Chunks), Entities: len(res.Entities),
+		Mentions: len(res.Mentions), Relations: len(res.Relations), Links: len(res.Links)})
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	s.deleted = append(s.deleted, id)
+	found := s.forget(id)
+	s.mu.Unlock()
+	if !found {
+		problem(w, http.StatusNotFound, "no document with this id")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // AddEntity adds an entity mentioned by the given chunks with a score each.
@@ -143,7 +253,7 @@ func (s *Server) resolve(name string) (kgapi.EntityRef, bool) {
 func (s *Server) match(w http.ResponseWriter, r *http.Request) {
 	var req kgapi.MatchRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Entities) == 0 {
-		http.Error(w, `{"title":"invalid request","detail":"entities: give at least one"}`, http.StatusBadRequest)
+		problem(w, http.StatusBadRequest, "entities: give at least one")
 		return
 	}
 	// Sum the mention scores per chunk over the resolved entities, then return the
@@ -234,7 +344,7 @@ func (s *Server) match(w http.ResponseWriter, r *http.Request) {
 func (s *Server) expand(w http.ResponseWriter, r *http.Request) {
 	var req kgapi.ExpandRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Entities) == 0 {
-		http.Error(w, `{"title":"invalid request","detail":"entities: give at least one"}`, http.StatusBadRequest)
+		problem(w, http.StatusBadRequest, "entities: give at least one")
 		return
 	}
 	s.mu.Lock()
@@ -314,4 +424,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+func problem(w http.ResponseWriter, status int, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"title": http.StatusText(status), "status": status, "detail": detail})
 }
