@@ -1,7 +1,6 @@
 package embed
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,9 +8,10 @@ import (
 	"math"
 	"net/url"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/envconf"
 )
 
 // Embedder turns texts into vectors. Implementations are safe for concurrent use.
@@ -265,8 +265,9 @@ func New(cfg Config, logger *slog.Logger) (Embedder, error) {
 	}
 }
 
-// ConfigFromEnv reads a Config from environment variables through getenv
-// (os.Getenv in main):
+// FromEnv reads a Config from environment variables through r, which records
+// every malformed value (check r.Err after the last read, as the services do for
+// their whole configuration):
 //
 //	KGS_EMBED_PROVIDER  onnx | openai | ollama        KGS_EMBED_MODEL      model name
 //	KGS_EMBED_DIMS      expected dimensions           KGS_EMBED_MODEL_DIR  onnx model folder
@@ -274,49 +275,39 @@ func New(cfg Config, logger *slog.Logger) (Embedder, error) {
 //	KGS_EMBED_MAX_TOKENS onnx truncation
 //	KGS_EMBED_THREADS   onnx intra-op threads         KGS_EMBED_SESSIONS   onnx parallel sessions
 //	KGS_EMBED_BATCH_SIZE texts per batch              KGS_EMBED_BATCH_TOKENS tokens per batch
-//	KGS_EMBED_BASE_URL  HTTP server                   KGS_EMBED_API_KEY    bearer token
+//	KGS_EMBED_BASE_URL  HTTP server (alias KGS_EMBED_URL)
+//	KGS_EMBED_API_KEY   bearer token (or KGS_EMBED_API_KEY_FILE)
 //	KGS_EMBED_TIMEOUT   per-attempt timeout, e.g. 30s KGS_EMBED_MAX_RETRIES retries
+//
+// Unset variables leave the zero value, which New replaces by the provider's default.
+func FromEnv(r *envconf.Reader) Config {
+	return Config{
+		Provider:  r.String("KGS_EMBED_PROVIDER", ""),
+		Model:     r.String("KGS_EMBED_MODEL", ""),
+		ModelDir:  r.String("KGS_EMBED_MODEL_DIR", ""),
+		ORTLib:    r.String("KGS_ORT_LIB", ""),
+		ModelFile: r.String("KGS_EMBED_MODEL_FILE", ""),
+		// KGS_EMBED_URL: the shorter alias the docs use.
+		BaseURL:     r.String("KGS_EMBED_BASE_URL", r.String("KGS_EMBED_URL", "")),
+		APIKey:      r.Secret("KGS_EMBED_API_KEY"),
+		Dims:        r.Int("KGS_EMBED_DIMS", 0),
+		MaxTokens:   r.Int("KGS_EMBED_MAX_TOKENS", 0),
+		Threads:     r.Int("KGS_EMBED_THREADS", 0),
+		Sessions:    r.Int("KGS_EMBED_SESSIONS", 0),
+		BatchSize:   r.Int("KGS_EMBED_BATCH_SIZE", 0),
+		BatchTokens: r.Int("KGS_EMBED_BATCH_TOKENS", 0),
+		MaxRetries:  r.Int("KGS_EMBED_MAX_RETRIES", 0),
+		Timeout:     r.Duration("KGS_EMBED_TIMEOUT", 0),
+	}
+}
+
+// ConfigFromEnv is FromEnv for programs and benchmarks that read nothing else from
+// the environment: it reads through getenv (os.Getenv) and returns the malformed
+// values as the error.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	c := Config{
-		Provider:  getenv("KGS_EMBED_PROVIDER"),
-		Model:     getenv("KGS_EMBED_MODEL"),
-		ModelDir:  getenv("KGS_EMBED_MODEL_DIR"),
-		ORTLib:    getenv("KGS_ORT_LIB"),
-		ModelFile: getenv("KGS_EMBED_MODEL_FILE"),
-		BaseURL:   cmp.Or(getenv("KGS_EMBED_BASE_URL"), getenv("KGS_EMBED_URL")), // KGS_EMBED_URL: the shorter alias the docs use
-		APIKey:    getenv("KGS_EMBED_API_KEY"),
-	}
-	ints := []struct {
-		key string
-		dst *int
-	}{
-		{"KGS_EMBED_DIMS", &c.Dims},
-		{"KGS_EMBED_MAX_TOKENS", &c.MaxTokens},
-		{"KGS_EMBED_THREADS", &c.Threads},
-		{"KGS_EMBED_SESSIONS", &c.Sessions},
-		{"KGS_EMBED_BATCH_SIZE", &c.BatchSize},
-		{"KGS_EMBED_BATCH_TOKENS", &c.BatchTokens},
-		{"KGS_EMBED_MAX_RETRIES", &c.MaxRetries},
-	}
-	for _, f := range ints {
-		v := getenv(f.key)
-		if v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return Config{}, fmt.Errorf("%s=%q is not an integer", f.key, v)
-		}
-		*f.dst = n
-	}
-	if v := getenv("KGS_EMBED_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return Config{}, fmt.Errorf("KGS_EMBED_TIMEOUT=%q is not a duration such as 30s", v)
-		}
-		c.Timeout = d
-	}
-	return c, nil
+	r := envconf.FromFunc(getenv)
+	c := FromEnv(r)
+	return c, r.Err()
 }
 
 // normalize scales v to unit length in place (a zero vector stays zero).

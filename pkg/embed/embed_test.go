@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kgsearch/kgsearch/pkg/envconf"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -90,15 +92,28 @@ func TestConfigFromEnv(t *testing.T) {
 		"KGS_EMBED_THREADS": "3", "KGS_EMBED_SESSIONS": "2", "KGS_EMBED_MAX_TOKENS": "128", "KGS_EMBED_BATCH_TOKENS": "999",
 		"KGS_EMBED_MODEL_FILE": "model.int8.onnx",
 	}
-	got, err := ConfigFromEnv(func(k string) string { return env[k] })
-	if err != nil {
+	r := envconf.FromMap(env)
+	got := FromEnv(r)
+	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
 	want := Config{Provider: "ollama", Model: "nomic-embed-text", Dims: 768, BaseURL: "http://127.0.0.1:11434",
 		APIKey: "k", BatchSize: 16, Timeout: 5 * time.Second, MaxRetries: 2, ModelDir: "/m", ORTLib: "/l",
 		Threads: 3, Sessions: 2, MaxTokens: 128, BatchTokens: 999, ModelFile: "model.int8.onnx"}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ConfigFromEnv (-want +got):\n%s", diff)
+		t.Errorf("FromEnv (-want +got):\n%s", diff)
+	}
+	// KGS_EMBED_URL is an alias of KGS_EMBED_BASE_URL, which wins when both are set.
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"KGS_EMBED_URL": "http://a"}, "http://a"},
+		{map[string]string{"KGS_EMBED_URL": "http://a", "KGS_EMBED_BASE_URL": "http://b"}, "http://b"},
+	} {
+		if got := FromEnv(envconf.FromMap(tt.env)).BaseURL; got != tt.want {
+			t.Errorf("BaseURL from %v: got %q, want %q", tt.env, got, tt.want)
+		}
 	}
 	for key, val := range map[string]string{"KGS_EMBED_DIMS": "many", "KGS_EMBED_TIMEOUT": "5"} {
 		_, err := ConfigFromEnv(func(k string) string {

@@ -115,69 +115,13 @@ func NewONNX(cfg Config, logger *slog.Logger) (*ONNX, error) {
 		logger:    logger,
 		done:      make(chan struct{}),
 	}
-	inputNames := []string{"input_ids", "attention_mask"}
-	have := map[string]bool{}
-	for _, in := range ins {
-		have[in.Name] = true
-	}
-	for _, n := range inputNames {
-		if !have[n] {
-			return nil, fmt.Errorf("model %s has no input %q: want a BERT-style encoder (input_ids, attention_mask)", modelPath, n)
-		}
-	}
-	if have["token_type_ids"] {
-		e.hasTypes = true
-		inputNames = append(inputNames, "token_type_ids")
-	}
-	if len(ins) != len(inputNames) {
-		return nil, fmt.Errorf("model %s takes %d inputs, only input_ids, attention_mask and token_type_ids are supported", modelPath, len(ins))
-	}
-	if len(outs) == 0 {
-		return nil, fmt.Errorf("model %s has no output", modelPath)
-	}
-	out := outs[0]
-	dims := out.Dimensions
-	switch len(dims) {
-	case 3: // [batch, sequence, hidden]: pool here
-	case 2: // [batch, hidden]: pooled by the model
-		e.pooled = true
-	default:
-		return nil, fmt.Errorf("model %s output %q has shape %v: want [batch, sequence, hidden] or [batch, hidden]", modelPath, out.Name, dims)
-	}
-	e.model = Model{Name: cfg.Model, Dims: int(dims[len(dims)-1])}
-
-	opts, err := ort.NewSessionOptions()
+	inputNames, outName, err := e.readIO(modelPath, ins, outs)
 	if err != nil {
-		return nil, fmt.Errorf("create ONNX Runtime session options: %w", err)
+		return nil, err
 	}
-	defer opts.Destroy()
-	if err := opts.SetIntraOpNumThreads(cfg.Threads); err != nil {
-		return nil, fmt.Errorf("set ONNX Runtime intra-op threads to %d: %w", cfg.Threads, err)
-	}
-	if err := opts.SetInterOpNumThreads(1); err != nil {
-		return nil, fmt.Errorf("set ONNX Runtime inter-op threads: %w", err)
-	}
-	// Idle worker threads sleep instead of spinning: the crawler fetches and
-	// parses on the same cores while a batch is being prepared.
-	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-		return nil, fmt.Errorf("disable ONNX Runtime thread spinning: %w", err)
-	}
-	e.pool = make(chan *onnxSession, cfg.Sessions)
-	for range cfg.Sessions {
-		s, err := ort.NewDynamicAdvancedSession(modelPath, inputNames, []string{out.Name}, opts)
-		if err != nil {
-			e.destroySessions()
-			return nil, fmt.Errorf("load model %s: %w", modelPath, err)
-		}
-		ro, err := ort.NewRunOptions()
-		if err != nil {
-			_ = s.Destroy()
-			e.destroySessions()
-			return nil, fmt.Errorf("create ONNX Runtime run options: %w", err)
-		}
-		sess := &onnxSession{s: s, opts: ro}
-		e.sessions = append(e.sessions, sess)
-		e.pool <- sess
+	e.model.Name = cfg.Model
+	if err := e.openSessions(cfg, modelPath, inputNames, outName); err != nil {
+		return nil, err
 	}
 
 	if e.model.Dims <= 0 { // dynamic hidden size: ask the model
@@ -195,6 +139,82 @@ func NewONNX(cfg Config, logger *slog.Logger) (*ONNX, error) {
 	logger.Info("embedding model loaded", "model", e.model.Name, "dims", e.model.Dims, "path", modelPath,
 		"max_tokens", cfg.MaxTokens, "threads", cfg.Threads, "sessions", cfg.Sessions)
 	return e, nil
+}
+
+// readIO checks that the model is a BERT-style encoder and records what its inputs
+// and output say: whether it takes token_type_ids, whether it pools, its hidden
+// size (0 when dynamic). It returns the input names to feed and the output to read.
+func (e *ONNX) readIO(modelPath string, ins, outs []ort.InputOutputInfo) ([]string, string, error) {
+	inputNames := []string{"input_ids", "attention_mask"}
+	have := map[string]bool{}
+	for _, in := range ins {
+		have[in.Name] = true
+	}
+	for _, n := range inputNames {
+		if !have[n] {
+			return nil, "", fmt.Errorf("model %s has no input %q: want a BERT-style encoder (input_ids, attention_mask)", modelPath, n)
+		}
+	}
+	if have["token_type_ids"] {
+		e.hasTypes = true
+		inputNames = append(inputNames, "token_type_ids")
+	}
+	if len(ins) != len(inputNames) {
+		return nil, "", fmt.Errorf("model %s takes %d inputs, only input_ids, attention_mask and token_type_ids are supported", modelPath, len(ins))
+	}
+	if len(outs) == 0 {
+		return nil, "", fmt.Errorf("model %s has no output", modelPath)
+	}
+	out := outs[0]
+	dims := out.Dimensions
+	switch len(dims) {
+	case 3: // [batch, sequence, hidden]: pool here
+	case 2: // [batch, hidden]: pooled by the model
+		e.pooled = true
+	default:
+		return nil, "", fmt.Errorf("model %s output %q has shape %v: want [batch, sequence, hidden] or [batch, hidden]", modelPath, out.Name, dims)
+	}
+	e.model.Dims = int(dims[len(dims)-1])
+	return inputNames, out.Name, nil
+}
+
+// openSessions creates cfg.Sessions ONNX Runtime sessions of the model and puts
+// them in the pool; on failure it destroys those it made.
+func (e *ONNX) openSessions(cfg Config, modelPath string, inputNames []string, outName string) error {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return fmt.Errorf("create ONNX Runtime session options: %w", err)
+	}
+	defer opts.Destroy()
+	if err := opts.SetIntraOpNumThreads(cfg.Threads); err != nil {
+		return fmt.Errorf("set ONNX Runtime intra-op threads to %d: %w", cfg.Threads, err)
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return fmt.Errorf("set ONNX Runtime inter-op threads: %w", err)
+	}
+	// Idle worker threads sleep instead of spinning: the crawler fetches and
+	// parses on the same cores while a batch is being prepared.
+	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+		return fmt.Errorf("disable ONNX Runtime thread spinning: %w", err)
+	}
+	e.pool = make(chan *onnxSession, cfg.Sessions)
+	for range cfg.Sessions {
+		s, err := ort.NewDynamicAdvancedSession(modelPath, inputNames, []string{outName}, opts)
+		if err != nil {
+			e.destroySessions()
+			return fmt.Errorf("load model %s: %w", modelPath, err)
+		}
+		ro, err := ort.NewRunOptions()
+		if err != nil {
+			_ = s.Destroy()
+			e.destroySessions()
+			return fmt.Errorf("create ONNX Runtime run options: %w", err)
+		}
+		sess := &onnxSession{s: s, opts: ro}
+		e.sessions = append(e.sessions, sess)
+		e.pool <- sess
+	}
+	return nil
 }
 
 type modelMeta struct {

@@ -27,6 +27,12 @@ func FromMap(m map[string]string) *Reader {
 	return &Reader{lookup: func(k string) (string, bool) { v, ok := m[k]; return v, ok }}
 }
 
+// FromFunc reads through getenv (os.Getenv, or a test's function); an empty
+// value counts as unset.
+func FromFunc(getenv func(string) string) *Reader {
+	return &Reader{lookup: func(k string) (string, bool) { v := getenv(k); return v, v != "" }}
+}
+
 func (r *Reader) get(key string) (string, bool) {
 	v, ok := r.lookup(key)
 	if !ok {

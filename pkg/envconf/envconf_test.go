@@ -64,3 +64,18 @@ func TestLogLevel(t *testing.T) {
 		t.Errorf("got %v, want an error naming L_BAD", err)
 	}
 }
+
+func TestFromFunc(t *testing.T) {
+	env := map[string]string{"N": " 7 ", "EMPTY": "", "BAD": "x"}
+	r := FromFunc(func(k string) string { return env[k] })
+	if got := r.Int("N", 1); got != 7 {
+		t.Errorf("N: got %d, want 7 (trimmed)", got)
+	}
+	if got := r.String("EMPTY", "def"); got != "def" {
+		t.Errorf("EMPTY: got %q, want the default", got)
+	}
+	r.Int("BAD", 0)
+	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "BAD") {
+		t.Errorf("Err: got %v, want an error naming BAD", err)
+	}
+}

@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	cfg, err := config.FromEnv(envconf.New(), os.Getenv)
+	cfg, err := config.FromEnv(envconf.New())
 	if err == nil {
 		err = cfg.Validate()
 	}

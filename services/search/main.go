@@ -21,7 +21,7 @@ import (
 func main() {
 	reindex := flag.Bool("reindex", false, "rebuild the Bleve index (SEARCH_INDEX_DIR) from MariaDB and exit")
 	flag.Parse()
-	cfg, err := config.FromEnv(envconf.New(), os.Getenv)
+	cfg, err := config.FromEnv(envconf.New())
 	if err == nil {
 		err = cfg.Validate()
 	}

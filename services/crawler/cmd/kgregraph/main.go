@@ -46,7 +46,7 @@ func main() {
 }
 
 func run(opt regraph.Options) error {
-	cfg, err := config.FromEnv(envconf.New(), os.Getenv)
+	cfg, err := config.FromEnv(envconf.New())
 	if err == nil {
 		err = cfg.Validate()
 	}

@@ -40,7 +40,7 @@ func startCrawler(t *testing.T, site *testsite.Site) string {
 		"CRAWLER_ALLOW_HOSTS": site.Addr(), "CRAWLER_RETRY_BACKOFF": "20ms", "KGS_API_KEYS": agentKey,
 		"KGS_EMBED_PROVIDER": "openai", "KGS_EMBED_MODEL": "fake-8d", "KGS_EMBED_URL": emb.URL,
 	}
-	cfg, err := config.FromEnv(envconf.FromMap(env), func(k string) string { return env[k] })
+	cfg, err := config.FromEnv(envconf.FromMap(env))
 	if err == nil {
 		err = cfg.Validate()
 	}

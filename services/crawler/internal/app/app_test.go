@@ -90,7 +90,7 @@ func TestServiceEndToEnd(t *testing.T) {
 		"KGS_EMBED_MODEL":       "fake-8d",
 		"KGS_EMBED_URL":         emb.URL,
 	}
-	cfg, err := config.FromEnv(envconf.FromMap(env), func(k string) string { return env[k] })
+	cfg, err := config.FromEnv(envconf.FromMap(env))
 	if err == nil {
 		err = cfg.Validate()
 	}

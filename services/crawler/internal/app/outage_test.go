@@ -234,7 +234,7 @@ func (h *outageHarness) crawl(t *testing.T, fault string) (res crawlResult) {
 		"CRAWLER_ALLOW_HOSTS": site.Addr(), "CRAWLER_OUTBOX_POLL": "50ms", "CRAWLER_RETRY_BACKOFF": "20ms",
 		"KGS_EMBED_PROVIDER": "openai", "KGS_EMBED_MODEL": "fake-8d", "KGS_EMBED_URL": emb.URL,
 	}
-	cfg, err := config.FromEnv(envconf.FromMap(env), func(k string) string { return env[k] })
+	cfg, err := config.FromEnv(envconf.FromMap(env))
 	if err == nil {
 		err = cfg.Validate()
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -79,7 +78,7 @@ func Default() Config {
 
 // FromEnv reads the configuration from the environment over the defaults. It
 // reports every malformed variable; call Validate for the combinations.
-func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
+func FromEnv(r *envconf.Reader) (Config, error) {
 	c := Default()
 	c.Addr = r.String("CRAWLER_ADDR", c.Addr)
 	c.MariaDBDSN = r.String("KGS_MARIADB_DSN", c.MariaDBDSN)
@@ -106,19 +105,8 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	c.ChunkOverlap = r.Int("CRAWLER_CHUNK_OVERLAP", c.ChunkOverlap)
 	c.OutboxWorkers = r.Int("CRAWLER_OUTBOX_WORKERS", c.OutboxWorkers)
 	c.OutboxPoll = r.Duration("CRAWLER_OUTBOX_POLL", c.OutboxPoll)
-	var errs []error
-	if err := r.Err(); err != nil {
-		errs = append(errs, err)
-	}
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	ec, err := embed.ConfigFromEnv(getenv)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	c.Embed = ec
-	return c, errors.Join(errs...)
+	c.Embed = embed.FromEnv(r)
+	return c, r.Err()
 }
 
 // Validate rejects unusable values, naming the variable at fault.

@@ -15,8 +15,7 @@ func base() map[string]string {
 
 func load(t *testing.T, env map[string]string) (Config, error) {
 	t.Helper()
-	getenv := func(k string) string { return env[k] }
-	c, err := FromEnv(envconf.FromMap(env), getenv)
+	c, err := FromEnv(envconf.FromMap(env))
 	if err != nil {
 		return c, err
 	}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"time"
 
@@ -77,7 +76,7 @@ func Default() Config {
 
 // FromEnv reads the configuration from the environment over the defaults. It reports
 // every malformed variable; call Validate for ranges and combinations.
-func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
+func FromEnv(r *envconf.Reader) (Config, error) {
 	c := Default()
 	c.Addr = r.String("SEARCH_ADDR", c.Addr)
 	c.MariaDBDSN = r.String("KGS_MARIADB_DSN", c.MariaDBDSN)
@@ -101,19 +100,8 @@ func FromEnv(r *envconf.Reader, getenv func(string) string) (Config, error) {
 	c.GazetteerRefresh = r.Duration("SEARCH_GAZETTEER_REFRESH", c.GazetteerRefresh)
 	c.GazetteerLimit = r.Int("SEARCH_GAZETTEER_LIMIT", c.GazetteerLimit)
 	c.EfSearch = r.Int("SEARCH_EF_SEARCH", c.EfSearch)
-	var errs []error
-	if err := r.Err(); err != nil {
-		errs = append(errs, err)
-	}
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	ec, err := embed.ConfigFromEnv(getenv)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	c.Embed = ec
-	return c, errors.Join(errs...)
+	c.Embed = embed.FromEnv(r)
+	return c, r.Err()
 }
 
 // PipelineOptions are the pipeline's options from the configuration (Tokens unset).

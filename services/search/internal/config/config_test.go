@@ -17,7 +17,7 @@ func fromEnv(t *testing.T, env map[string]string) (Config, error) {
 	for k, v := range env {
 		base[k] = v
 	}
-	return FromEnv(envconf.FromMap(base), func(k string) string { return base[k] })
+	return FromEnv(envconf.FromMap(base))
 }
 
 func TestDefaultsAreValid(t *testing.T) {
