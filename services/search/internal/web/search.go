@@ -68,6 +68,9 @@ type barView struct {
 	Key, Label    string
 	Value, Weight float64
 	X, Width      float64 // percent of the bar
+	// The numbers as the page prints them, formatted once here: the template's
+	// own function calls were most of a page's rendering time.
+	XS, WidthS, ValueS, WeightS, ContribS string
 }
 
 type segment struct {
@@ -251,7 +254,10 @@ func bars(b pipeline.ScoreBreakdown, w [5]float64) []barView {
 	x := 0.0
 	for i, s := range signalNames {
 		width := w[i] * vals[i] * 100
-		out = append(out, barView{Key: s.Key, Label: s.Label, Value: vals[i], Weight: w[i], X: x, Width: width})
+		out = append(out, barView{Key: s.Key, Label: s.Label, Value: vals[i], Weight: w[i], X: x, Width: width,
+			XS: strconv.FormatFloat(x, 'f', 4, 64), WidthS: strconv.FormatFloat(width, 'f', 4, 64),
+			ValueS: strconv.FormatFloat(vals[i], 'f', 4, 64), WeightS: strconv.FormatFloat(w[i], 'f', 4, 64),
+			ContribS: strconv.FormatFloat(w[i]*vals[i], 'f', 4, 64)})
 		x += width
 	}
 	return out
