@@ -11,6 +11,7 @@ package kgapitest
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +23,8 @@ import (
 	"sync/atomic"
 
 	"github.com/kgsearch/kgsearch/pkg/extract"
+	"github.com/kgsearch/kgsearch/pkg/graph"
+	"github.com/kgsearch/kgsearch/pkg/graph/profile"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 )
 
@@ -68,6 +71,7 @@ func New(t interface{ Cleanup(func()) }) *Server {
 	mux.HandleFunc("POST /api/v1/entities/match", s.match)
 	mux.HandleFunc("POST /api/v1/expand/entities", s.expand)
 	mux.HandleFunc("GET /api/v1/entities", s.list)
+	mux.HandleFunc("POST /api/v1/feedback", s.feedback)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
@@ -433,4 +437,56 @@ func problem(w http.ResponseWriter, status int, detail string) {
 	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{"title": http.StatusText(status), "status": status, "detail": detail})
+}
+
+// profiles reads the fake's mentions as document entity profiles (the number of a
+// document's chunks mentioning each entity), the shape kg's profiles load from Neo4j.
+type profiles map[string][]graph.EntityCount
+
+func (p profiles) DocumentProfiles(_ context.Context, _ []string) (map[string][]graph.EntityCount, error) {
+	return p, nil
+}
+
+// feedback answers graph feedback with kg's own algorithm (pkg/graph/profile) over the
+// fake's mentions.
+func (s *Server) feedback(w http.ResponseWriter, r *http.Request) {
+	var req kgapi.FeedbackRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Seeds) == 0 {
+		http.Error(w, `{"title":"bad request","detail":"seeds is empty"}`, http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	counts := map[string]map[string]int64{}
+	for id, ms := range s.mentions {
+		for _, m := range ms {
+			if counts[m.doc] == nil {
+				counts[m.doc] = map[string]int64{}
+			}
+			counts[m.doc][id]++
+		}
+	}
+	src := profiles{}
+	for doc, es := range counts {
+		for id, n := range es {
+			e := s.entities[id]
+			src[doc] = append(src[doc], graph.EntityCount{Entity: graph.EntityRef{ID: id, Name: e.Name, Type: e.Type}, Count: n})
+		}
+	}
+	s.mu.Unlock()
+	st := profile.New()
+	_ = st.Load(r.Context(), src) // profiles never fails
+	seeds := make([]profile.Seed, 0, len(req.Seeds))
+	for _, sd := range req.Seeds {
+		seeds = append(seeds, profile.Seed{DocumentID: sd.DocumentID, Weight: sd.Weight})
+	}
+	res := st.Feedback(seeds, req.Candidates, req.Entities)
+	out := kgapi.FeedbackResponse{Scores: []kgapi.DocumentScore{}, Entities: []kgapi.WeightedEntity{}}
+	for id, v := range res.Scores {
+		out.Scores = append(out.Scores, kgapi.DocumentScore{DocumentID: id, Score: v})
+	}
+	slices.SortFunc(out.Scores, func(a, b kgapi.DocumentScore) int { return cmp.Compare(b.Score, a.Score) })
+	for _, e := range res.Entities {
+		out.Entities = append(out.Entities, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type}, Weight: e.Weight})
+	}
+	writeJSON(w, out)
 }

@@ -29,6 +29,7 @@ type Querier interface {
 	Match(ctx context.Context, req kgapi.MatchRequest) (kgapi.MatchResponse, error)
 	Expand(ctx context.Context, req kgapi.ExpandRequest) (kgapi.ExpandResponse, error)
 	Parse(text string) (kgapi.ParseResponse, error)
+	Feedback(ctx context.Context, req kgapi.FeedbackRequest) (kgapi.FeedbackResponse, error)
 }
 
 // Browser answers the browsing reads.
@@ -70,6 +71,7 @@ func (a *API) Register() {
 	v1.GET("/stats", h(a.stats))
 	v1.DELETE("/documents/:id", h(a.deleteDocument))
 	v1.POST("/parse", h(a.parse))
+	v1.POST("/feedback", h(a.feedback))
 }
 
 func (a *API) ingest(c *gin.Context) error {
@@ -102,6 +104,18 @@ func (a *API) expand(c *gin.Context) error {
 		return err
 	}
 	out, err := a.d.Query.Expand(c.Request.Context(), req)
+	if err != nil {
+		return graphError(err)
+	}
+	return reply(c, http.StatusOK, out)
+}
+
+func (a *API) feedback(c *gin.Context) error {
+	var req kgapi.FeedbackRequest
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
+		return err
+	}
+	out, err := a.d.Query.Feedback(c.Request.Context(), req)
 	if err != nil {
 		return graphError(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kgsearch/kgsearch/pkg/extract"
 	"github.com/kgsearch/kgsearch/pkg/graph"
+	"github.com/kgsearch/kgsearch/pkg/graph/profile"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/services/kg/internal/api"
 	"github.com/kgsearch/kgsearch/services/kg/internal/config"
@@ -34,6 +35,7 @@ type Parts struct {
 	Follower  *projection.Follower // nil when KG_PROJECTION is off
 	Extractor *extract.Extractor
 	Learner   *extract.Learner
+	Profiles  *profile.Store
 	cfg       config.Config
 	log       *slog.Logger
 }
@@ -70,6 +72,7 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 	}
 	cancel()
 	srv := httpserver.New("kg", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys, MaxBodyBytes: cfg.MaxBodyBytes}, logger)
+	profiles := profile.New()
 	var access projection.Backend = st
 	var follower *projection.Follower
 	if cfg.Projection {
@@ -80,11 +83,12 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 	svc := entitygraph.New(entitygraph.Limits{
 		MaxChunkBytes: cfg.MaxChunkBytes, MaxChunks: cfg.MaxChunks, MaxLinks: cfg.MaxLinks, MaxQueryBytes: cfg.MaxQueryBytes,
 		GraphTimeout: cfg.GraphTimeout,
-	}, entitygraph.Deps{Extractor: x, Learner: learner, Writer: access, Reader: access, Lookup: access, Logger: logger})
+	}, entitygraph.Deps{Extractor: x, Learner: learner, Writer: access, Reader: access, Lookup: access, Logger: logger,
+		Profiles: profiles, ProfileSource: st})
 	srv.Registry().MustRegister(svc.Collectors()...)
 	api.New(srv, api.Deps{Ingest: svc, Query: svc, Browse: svc}).Register()
 	srv.AddReadyCheck("neo4j", st.Ping)
-	return &Parts{Server: srv, Graph: svc, Store: st, Access: access, Follower: follower, Extractor: x, Learner: learner, cfg: cfg, log: logger}, nil
+	return &Parts{Server: srv, Graph: svc, Store: st, Access: access, Follower: follower, Extractor: x, Learner: learner, Profiles: profiles, cfg: cfg, log: logger}, nil
 }
 
 // Run serves until ctx is cancelled, then saves the learner and closes the store.
@@ -147,6 +151,7 @@ func (p *Parts) Background(ctx context.Context) error {
 	} else {
 		p.warmUp(ctx)
 	}
+	p.loadProfiles(ctx)
 	p.Graph.SetReady(true)
 	p.Server.SetReady(true)
 	p.log.Info("graph ready")
@@ -250,4 +255,22 @@ func (p *Parts) refresh(ctx context.Context) {
 		return
 	}
 	p.log.Debug("live gazetteer refreshed", "added", n)
+}
+
+// profileReload is how often the entity profiles are reloaded from Neo4j, which
+// brings in what other kg processes wrote (this process's own writes apply at once).
+const profileReload = 2 * time.Minute
+
+// loadProfiles loads the documents' entity profiles before the service reports
+// ready, then keeps them reloaded in the background. A failed first load is retried
+// by the reloads; until one succeeds, feedback answers 503.
+func (p *Parts) loadProfiles(ctx context.Context) {
+	start := time.Now()
+	if err := p.Profiles.Load(ctx, p.Store); err != nil {
+		p.log.Warn("entity profiles not loaded; retrying in the background", "err", err)
+	} else {
+		d, e := p.Profiles.Size()
+		p.log.Info("entity profiles loaded", "documents", d, "entities", e, "took_ms", time.Since(start).Milliseconds())
+	}
+	go p.Profiles.Keep(ctx, p.Store, profileReload, p.log)
 }

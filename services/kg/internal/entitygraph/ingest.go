@@ -38,6 +38,7 @@ func (s *Service) Ingest(ctx context.Context, doc kgapi.Document) (kgapi.IngestR
 		return kgapi.IngestResponse{}, err
 	}
 	s.ingestDocs.WithLabelValues("ok").Inc()
+	s.profileChanged(ctx, doc.ID, false)
 	s.ingestChunks.Add(float64(up.Chunks))
 	took := time.Since(start)
 	s.d.Logger.Debug("document ingested", "document", doc.ID, "chunks", up.Chunks, "entities", up.Entities,

@@ -122,6 +122,7 @@ func (s *Service) DeleteDocument(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	s.profileChanged(ctx, id, true)
 	s.changes.Add(1)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kgsearch/kgsearch/pkg/extract"
 	"github.com/kgsearch/kgsearch/pkg/graph"
+	"github.com/kgsearch/kgsearch/pkg/graph/profile"
 )
 
 // Writer changes the durable graph (*graph.Store).
@@ -73,6 +74,10 @@ type Deps struct {
 	Reader    Reader
 	Lookup    Lookup
 	Logger    *slog.Logger
+	// Profiles answers Feedback and is kept current by Ingest and DeleteDocument,
+	// reading from ProfileSource; nil: Feedback returns ErrStarting.
+	Profiles      Profiles
+	ProfileSource profile.Source
 }
 
 // Service is the kg service's logic. Its methods take and return the kgapi

@@ -23,7 +23,7 @@ func (p *Pipeline) format(s *search) *Response {
 		resp.Results[i] = result(s.req.Offset+i+1, r)
 	}
 	resp.ResultCount = len(resp.Results)
-	resp.RelatedEntities = relatedEntities(s.q, s.expanded(), s.ranked)
+	resp.RelatedEntities = relatedEntities(s.q, s.fbEntities, s.expanded(), s.ranked)
 	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities, s.ranked)
 	if s.req.Explain {
 		resp.Explain = s.explain()
@@ -78,6 +78,9 @@ func (s *search) explain() *Explain {
 	}
 	if s.exp != nil {
 		add(expansionName, s.exp.out)
+	}
+	if s.fb != nil {
+		add(feedbackName, *s.fb)
 	}
 	if s.hydrateErr != nil {
 		ex.Notes = append(ex.Notes, "some candidates could not be read from the store: "+reason(s.hydrateErr))
@@ -138,10 +141,13 @@ func fusionOrDefault(f ranker.Fusion) ranker.Fusion {
 	return f
 }
 
-// relatedEntities lists entities related to the query: those reached by expansion
-// (scored by their confidence) then those mentioned most in the results (scored by
-// the share of results mentioning them).
-func relatedEntities(q queryparse.Query, ex *kgapi.ExpandResponse, ranked []ranker.Result) []RelatedEntity {
+// relatedEntities lists entities related to the query, at most ten: first what the
+// top results are about (graph feedback's entities, which several of the top pages
+// share, scored by their share of the pages' entity centroid), then those reached by
+// expanding the query's entities (scored by confidence). Without feedback, the
+// entities the results mention most fill the list (scored by the share of results
+// mentioning them).
+func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ex *kgapi.ExpandResponse, ranked []ranker.Result) []RelatedEntity {
 	out := []RelatedEntity{}
 	seen := map[string]bool{}
 	for _, e := range q.Entities {
@@ -149,28 +155,35 @@ func relatedEntities(q queryparse.Query, ex *kgapi.ExpandResponse, ranked []rank
 		seen[strings.ToLower(e.ID)] = true
 		seen[strings.ToLower(e.Text)] = true
 	}
+	add := func(name, id, typ string, score float64, source string) bool {
+		k := strings.ToLower(name)
+		if k == "" || seen[k] || (id != "" && seen[strings.ToLower(id)]) || !finite(score) {
+			return len(out) < 10
+		}
+		seen[k] = true
+		out = append(out, RelatedEntity{Name: name, Type: typ, Score: round(score, 3), Source: source})
+		return len(out) < 10
+	}
+	for _, e := range fb {
+		if !add(e.Name, e.ID, e.Type, e.Weight, "results") {
+			return out
+		}
+	}
 	if ex != nil {
 		for _, r := range ex.Related {
-			k := strings.ToLower(r.Name)
-			if k == "" || seen[k] || seen[strings.ToLower(r.ID)] || !finite(r.Confidence) {
-				continue
-			}
-			seen[k] = true
-			out = append(out, RelatedEntity{Name: r.Name, Type: r.Type, Score: round(r.Confidence, 3), Source: "expansion"})
-			if len(out) >= 10 {
+			if !add(r.Name, r.ID, r.Type, r.Confidence, "expansion") {
 				return out
 			}
 		}
 	}
-	if len(ranked) == 0 {
+	if len(fb) > 0 || len(ranked) == 0 {
 		return out
 	}
 	count := map[string]int{}
 	var names []string
 	for _, r := range ranked {
 		for _, m := range r.Candidate.EntityMentions {
-			k := strings.ToLower(m)
-			if seen[k] {
+			if seen[strings.ToLower(m)] {
 				continue
 			}
 			if count[m] == 0 {
@@ -181,11 +194,9 @@ func relatedEntities(q queryparse.Query, ex *kgapi.ExpandResponse, ranked []rank
 	}
 	sort.SliceStable(names, func(i, j int) bool { return count[names[i]] > count[names[j]] })
 	for _, n := range names {
-		if len(out) >= 10 {
+		if !add(n, "", "", float64(count[n])/float64(len(ranked)), "results") {
 			break
 		}
-		seen[strings.ToLower(n)] = true
-		out = append(out, RelatedEntity{Name: n, Score: round(float64(count[n])/float64(len(ranked)), 3), Source: "results"})
 	}
 	return out
 }

@@ -30,6 +30,7 @@ type Store interface {
 type Graph interface {
 	Match(ctx context.Context, req kgapi.MatchRequest) (*kgapi.MatchResponse, error)
 	Expand(ctx context.Context, req kgapi.ExpandRequest) (*kgapi.ExpandResponse, error)
+	Feedback(ctx context.Context, req kgapi.FeedbackRequest) (*kgapi.FeedbackResponse, error)
 }
 
 // Text is the BM25 index. SearchIDs returns hits with chunk ids and scores only; the
@@ -143,6 +144,7 @@ func (p *Pipeline) Search(ctx context.Context, req Request) (*Response, error) {
 	if err := p.checkAvailable(ctx, s); err != nil {
 		return nil, err
 	}
+	p.graphFeedback(dctx, s) // expansion seeded by the first-pass results
 	if err := p.rank(s); err != nil {
 		return nil, err
 	}

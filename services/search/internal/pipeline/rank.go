@@ -45,12 +45,9 @@ func (p *Pipeline) rank(s *search) error {
 // renormalize sets s.weights: the request's weights (or the defaults) without the
 // unavailable signals, and without the graph signal when the query has no entity.
 func (s *search) renormalize() error {
-	weights := s.req.Weights
-	if weights == (ranker.Weights{}) {
-		weights = ranker.DefaultWeights()
-	}
+	weights := s.requestedWeights()
 	off := s.unavailable
-	if len(s.keys) == 0 && !slices.Contains(off, ranker.Graph) {
+	if len(s.keys) == 0 && !s.fbApplied && !slices.Contains(off, ranker.Graph) {
 		// No query entity: the graph signal is 0 for every candidate, so its weight
 		// would only shrink every score. Not degraded, just not applicable.
 		off = append(off, ranker.Graph)

@@ -32,7 +32,10 @@ type search struct {
 	match   *kgapi.MatchResponse
 
 	// expand
-	exp *expansion // nil when the expansion did not run
+	exp        *expansion // nil when the expansion did not run
+	fb         *outcome   // graph feedback; nil when it did not run
+	fbEntities []kgapi.WeightedEntity
+	fbApplied  bool // feedback scores are in the candidates' graph signal
 
 	// the candidates, filled by retrieve and expand, completed by hydrate
 	cands      map[string]*cand

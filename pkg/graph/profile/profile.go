@@ -1,0 +1,298 @@
+// Package profile keeps each document's entity profile in memory — which entities the
+// document mentions and how often — and answers graph feedback: given the pages a
+// first ranking put on top, how close is each candidate page to them in the entity
+// graph, and which entities are those top pages about.
+//
+// Feedback is pseudo-relevance feedback through the Document→Chunk→Entity graph: the
+// seed pages' tf-idf entity vectors are summed (weighted by their first-pass scores)
+// into a centroid, and a candidate scores the cosine of its own vector with it. It
+// needs no query entity, so it applies to every query, and it reads only memory: the
+// profiles are loaded from Neo4j at start, replaced by every ingest and delete this
+// process serves, and reloaded periodically so that changes made through other kg
+// processes arrive too (see docs/adr).
+package profile
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/graph"
+)
+
+// Source reads entity profiles from the durable graph (*graph.Store).
+type Source interface {
+	DocumentProfiles(ctx context.Context, docIDs []string) (map[string][]graph.EntityCount, error)
+}
+
+type entity struct {
+	name, typ string
+	df        int // documents mentioning it
+}
+
+// Store is the in-memory copy of the documents' entity profiles. Safe for concurrent use.
+type Store struct {
+	mu       sync.RWMutex
+	docs     map[string]map[string]int64 // document id → entity id → mention count
+	entities map[string]*entity
+	loaded   bool
+}
+
+// New returns an empty store; Load fills it.
+func New() *Store {
+	return &Store{docs: map[string]map[string]int64{}, entities: map[string]*entity{}}
+}
+
+// Loaded reports whether a full load has completed.
+func (s *Store) Loaded() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.loaded
+}
+
+// Size returns the number of documents and entities held.
+func (s *Store) Size() (docs, entities int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.docs), len(s.entities)
+}
+
+// Load replaces the whole store with every document's profile from src.
+func (s *Store) Load(ctx context.Context, src Source) error {
+	all, err := src.DocumentProfiles(ctx, nil)
+	if err != nil {
+		return err
+	}
+	docs := make(map[string]map[string]int64, len(all))
+	ents := map[string]*entity{}
+	for doc, list := range all {
+		docs[doc] = addProfile(ents, list)
+	}
+	s.mu.Lock()
+	s.docs, s.entities, s.loaded = docs, ents, true
+	s.mu.Unlock()
+	return nil
+}
+
+// Refresh re-reads one document's profile from src (after an ingest); a document
+// without mentions is removed.
+func (s *Store) Refresh(ctx context.Context, src Source, docID string) error {
+	got, err := src.DocumentProfiles(ctx, []string{docID})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removeLocked(docID)
+	if list := got[docID]; len(list) > 0 {
+		s.docs[docID] = addProfile(s.entities, list)
+	}
+	return nil
+}
+
+// Delete forgets a document.
+func (s *Store) Delete(docID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removeLocked(docID)
+}
+
+func addProfile(ents map[string]*entity, list []graph.EntityCount) map[string]int64 {
+	p := make(map[string]int64, len(list))
+	for _, ec := range list {
+		if ec.Count <= 0 || ec.Entity.ID == "" {
+			continue
+		}
+		p[ec.Entity.ID] += ec.Count
+		e := ents[ec.Entity.ID]
+		if e == nil {
+			e = &entity{}
+			ents[ec.Entity.ID] = e
+		}
+		e.name, e.typ = ec.Entity.Name, ec.Entity.Type
+	}
+	for id := range p {
+		ents[id].df++
+	}
+	return p
+}
+
+func (s *Store) removeLocked(docID string) {
+	old, ok := s.docs[docID]
+	if !ok {
+		return
+	}
+	for id := range old {
+		if e := s.entities[id]; e != nil {
+			if e.df--; e.df <= 0 {
+				delete(s.entities, id)
+			}
+		}
+	}
+	delete(s.docs, docID)
+}
+
+// Keep reloads the store from src every interval until ctx ends, so that changes
+// written through other kg processes are picked up; until a first load has succeeded
+// it retries every few seconds. Failures are logged and retried.
+func (s *Store) Keep(ctx context.Context, src Source, interval time.Duration, log *slog.Logger) {
+	for {
+		wait := interval
+		if !s.Loaded() {
+			wait = min(interval, 5*time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		start := time.Now()
+		if err := s.Load(ctx, src); err != nil {
+			if ctx.Err() == nil {
+				log.Warn("entity profiles reload failed; keeping the previous copy", "err", err)
+			}
+			continue
+		}
+		d, e := s.Size()
+		log.Debug("entity profiles reloaded", "documents", d, "entities", e, "took_ms", time.Since(start).Milliseconds())
+	}
+}
+
+// docsPerSeed is how many documents the store must hold per seed used by Feedback.
+const docsPerSeed = 50
+
+// Seed is a first-pass result: a document and how strongly it was ranked (> 0).
+type Seed struct {
+	DocumentID string
+	Weight     float64
+}
+
+// Entity is one entity of the feedback centroid.
+type Entity struct {
+	ID, Name, Type string
+	Weight         float64 // its share of the centroid, in (0, 1]
+}
+
+// Result answers Feedback.
+type Result struct {
+	Scores   map[string]float64 // candidate document id → cosine with the centroid, in [0, 1]
+	Entities []Entity           // the centroid's heaviest entities, heaviest first
+}
+
+// Feedback scores candidates by the cosine of their tf-idf entity vectors with the
+// weighted centroid of the seeds' vectors, and returns the centroid's top entities
+// (at most topEntities). Unknown documents score 0 and are left out of Scores.
+//
+// Two guards keep the feedback from drifting away from the query. Only the
+// heaviest seeds are used, one per docsPerSeed documents held (at least one): in a
+// small corpus the top pages are a large share of it and their centroid describes
+// the corpus, not the query. And when the heaviest seed has no entity profile, there
+// is no feedback at all: the centroid would describe the pages ranked below the best
+// one.
+func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Result {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := float64(len(s.docs))
+	seeds = slices.DeleteFunc(slices.Clone(seeds), func(sd Seed) bool { return !(sd.Weight > 0) || math.IsInf(sd.Weight, 0) })
+	slices.SortStableFunc(seeds, func(a, b Seed) int { return cmp.Compare(b.Weight, a.Weight) })
+	if keep := max(1, len(s.docs)/docsPerSeed); len(seeds) > keep {
+		seeds = seeds[:keep]
+	}
+	if len(seeds) == 0 || len(s.docs[seeds[0].DocumentID]) == 0 {
+		return Result{Scores: map[string]float64{}}
+	}
+	centroid := map[string]float64{}
+	support := map[string]int{} // seeds mentioning the entity
+	used := 0
+	for _, sd := range seeds {
+		v := s.vector(sd.DocumentID, n)
+		if len(v) > 0 {
+			used++
+		}
+		for id, w := range v {
+			centroid[id] += sd.Weight * w
+			support[id]++
+		}
+	}
+	res := Result{Scores: map[string]float64{}}
+	norm := 0.0
+	for _, w := range centroid {
+		norm += w * w
+	}
+	if norm == 0 {
+		return res
+	}
+	norm = math.Sqrt(norm)
+	for _, c := range candidates {
+		dot := 0.0
+		for id, w := range s.vector(c, n) {
+			dot += w * centroid[id]
+		}
+		if dot > 0 {
+			res.Scores[c] = min(dot/norm, 1)
+		}
+	}
+	res.Entities = s.top(centroid, support, min(used, 2), norm, topEntities)
+	return res
+}
+
+// vector is the document's unit-length tf-idf entity vector: (1 + ln count) ×
+// ln(N / df). An entity every document mentions weighs nothing.
+func (s *Store) vector(docID string, n float64) map[string]float64 {
+	p := s.docs[docID]
+	if len(p) == 0 {
+		return nil
+	}
+	v := make(map[string]float64, len(p))
+	sum := 0.0
+	for id, count := range p {
+		e := s.entities[id]
+		if e == nil || e.df <= 0 {
+			continue
+		}
+		w := (1 + math.Log(float64(count))) * math.Log(n/float64(e.df))
+		if w <= 0 {
+			continue
+		}
+		v[id] = w
+		sum += w * w
+	}
+	if sum == 0 {
+		return nil
+	}
+	sum = math.Sqrt(sum)
+	for id := range v {
+		v[id] /= sum
+	}
+	return v
+}
+
+// top returns the centroid's heaviest entities among those at least minSupport seeds
+// mention: what the seed pages have in common, not one page's local names.
+func (s *Store) top(centroid map[string]float64, support map[string]int, minSupport int, norm float64, limit int) []Entity {
+	if limit <= 0 {
+		return nil
+	}
+	out := make([]Entity, 0, len(centroid))
+	for id, w := range centroid {
+		e := s.entities[id]
+		if e == nil || support[id] < minSupport {
+			continue
+		}
+		out = append(out, Entity{ID: id, Name: e.name, Type: e.typ, Weight: w / norm})
+	}
+	slices.SortFunc(out, func(a, b Entity) int {
+		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}

@@ -1,0 +1,138 @@
+package profile
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/kgsearch/kgsearch/pkg/graph"
+)
+
+// fakeSource serves fixed profiles, the way graph.Store answers DocumentProfiles.
+type fakeSource map[string][]graph.EntityCount
+
+func (f fakeSource) DocumentProfiles(_ context.Context, ids []string) (map[string][]graph.EntityCount, error) {
+	out := map[string][]graph.EntityCount{}
+	if len(ids) == 0 {
+		for k, v := range f {
+			out[k] = v
+		}
+		return out, nil
+	}
+	for _, id := range ids {
+		if v, ok := f[id]; ok {
+			out[id] = v
+		}
+	}
+	return out, nil
+}
+
+func ec(id string, n int64) graph.EntityCount {
+	return graph.EntityCount{Entity: graph.EntityRef{ID: id, Name: id + "-name", Type: "concept"}, Count: n}
+}
+
+func corpus() fakeSource {
+	return fakeSource{
+		"enum-howto": {ec("enum", 9), ec("flag", 3), ec("constant", 2), ec("class", 4)},
+		"enum-ref":   {ec("enum", 12), ec("flag", 5), ec("auto", 2), ec("class", 3)},
+		"constants":  {ec("constant", 4), ec("none", 2), ec("class", 1)},
+		"json":       {ec("json", 10), ec("dict", 3), ec("class", 1)},
+		"pickle":     {ec("pickle", 8), ec("dict", 1), ec("class", 2)},
+	}
+}
+
+func TestFeedbackRanksNeighboursOfTheSeeds(t *testing.T) {
+	s := New()
+	if err := s.Load(context.Background(), corpus()); err != nil {
+		t.Fatal(err)
+	}
+	res := s.Feedback([]Seed{{DocumentID: "enum-howto", Weight: 1}},
+		[]string{"enum-ref", "constants", "json", "pickle", "unknown"}, 3)
+	if res.Scores["enum-ref"] <= res.Scores["constants"] {
+		t.Errorf("enum-ref scores %.3f, constants %.3f: want the page sharing enum and flag first",
+			res.Scores["enum-ref"], res.Scores["constants"])
+	}
+	if _, ok := res.Scores["json"]; ok {
+		t.Errorf("json shares only the ubiquitous entity class; got score %.3f, want none", res.Scores["json"])
+	}
+	if _, ok := res.Scores["unknown"]; ok {
+		t.Error("an unknown document got a score")
+	}
+	for id, v := range res.Scores {
+		if v < 0 || v > 1 || math.IsNaN(v) {
+			t.Errorf("score of %s is %v, want [0,1]", id, v)
+		}
+	}
+	if len(res.Entities) == 0 || res.Entities[0].ID != "enum" {
+		t.Errorf("top entities %+v, want enum first", res.Entities)
+	}
+	if len(res.Entities) > 3 {
+		t.Errorf("got %d entities, want at most 3", len(res.Entities))
+	}
+}
+
+func TestFeedbackWithoutUsableSeeds(t *testing.T) {
+	s := New()
+	if err := s.Load(context.Background(), corpus()); err != nil {
+		t.Fatal(err)
+	}
+	for _, seeds := range [][]Seed{nil, {{DocumentID: "nope", Weight: 1}}, {{DocumentID: "json", Weight: 0}},
+		{{DocumentID: "json", Weight: math.NaN()}}, {{DocumentID: "json", Weight: math.Inf(1)}}} {
+		res := s.Feedback(seeds, []string{"json", "pickle"}, 5)
+		if len(res.Scores) != 0 || len(res.Entities) != 0 {
+			t.Errorf("seeds %+v: got %+v, want nothing", seeds, res)
+		}
+	}
+}
+
+func TestRefreshAndDeleteKeepDocumentFrequencies(t *testing.T) {
+	src := corpus()
+	s := New()
+	if err := s.Load(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	if d, e := s.Size(); d != 5 || e != 9 {
+		t.Fatalf("size %d docs %d entities, want 5 and 9", d, e)
+	}
+	// The JSON page is re-ingested about enums: its old entities go, new ones count.
+	src["json"] = []graph.EntityCount{ec("enum", 2)}
+	if err := s.Refresh(context.Background(), src, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.entities["enum"].df; got != 3 {
+		t.Errorf("enum df %d after refresh, want 3", got)
+	}
+	if _, ok := s.entities["json"]; ok {
+		t.Error("entity json is still held after its only document changed")
+	}
+	s.Delete("pickle")
+	s.Delete("pickle") // twice is harmless
+	if _, ok := s.entities["pickle"]; ok {
+		t.Error("entity pickle is still held after its only document was deleted")
+	}
+	if got := s.entities["class"].df; got != 3 {
+		t.Errorf("class df %d, want 3 (enum-howto, enum-ref, constants)", got)
+	}
+	// A document that lost every mention disappears on refresh.
+	delete(src, "constants")
+	if err := s.Refresh(context.Background(), src, "constants"); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := s.Size(); d != 3 {
+		t.Errorf("%d documents, want 3", d)
+	}
+	// A full load gives the same frequencies as the incremental updates.
+	fresh := New()
+	delete(src, "pickle")
+	if err := fresh.Load(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	for id, e := range fresh.entities {
+		if got := s.entities[id]; got == nil || got.df != e.df {
+			t.Errorf("entity %s: incremental df %v, full load %d", id, got, e.df)
+		}
+	}
+	if len(fresh.entities) != len(s.entities) {
+		t.Errorf("incremental store holds %d entities, full load %d", len(s.entities), len(fresh.entities))
+	}
+}
