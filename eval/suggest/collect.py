@@ -6,7 +6,11 @@ GET /api/v1/search?q=...&format=json&tags=<the dataset's crawl tag> and writes o
 JSON line per shown item:
 
   {"corpus", "tag", "query_id", "query", "kind": "suggestion"|"related",
-   "item", "rank", "entity_type", "source", "top_titles"}
+   "item", "rank", "entity_type", "source", "top_titles", "degraded"}
+
+An answer with a degraded phase (a retrieval or the expansion timed out on a
+loaded machine) is asked again, up to --retries times; one still degraded is kept
+and named on stderr, and its rows carry the degraded phases.
 
 `top_titles` are the titles of the first five results, so that a judge can tell
 whether the results are about a related entity. With --sample N the output keeps
@@ -17,6 +21,8 @@ service still shows them; without it every item is kept.
 Usage:
   eval/suggest/collect.py [--search URL] [--sample N] [--seed S] \
       eval/django/queries.json eval/pydocs/queries.json > sample.jsonl
+  eval/suggest/collect.py --input all.jsonl --sample 120 DATASETS... > sample.jsonl
+    (draws the sample from a saved full collection, without asking the service)
   eval/suggest/collect.py --carry old-judgments.jsonl ... > judgments.jsonl
     (copies the judgment of an identical (corpus, query, kind, item) from the old
      file; the rest get "judgment": null to be filled in)
@@ -25,6 +31,7 @@ import argparse
 import hashlib
 import json
 import sys
+import time
 import urllib.parse
 import urllib.request
 
@@ -35,13 +42,27 @@ def search(base, query, tag, timeout):
         return json.load(r)
 
 
-def items_of(ds_path, base, timeout):
+def answer(base, query, tag, timeout, retries):
+    """The answer, asked again (up to retries times) while a phase is degraded: a
+    loaded machine times out the expansion phase, which then shows no related
+    entities at all; that measures the load, not the feature."""
+    for attempt in range(retries + 1):
+        ans = search(base, query, tag, timeout)
+        if not ans.get("degraded"):
+            return ans
+        time.sleep(0.5 * (attempt + 1))
+    print(f"degraded after {retries + 1} tries: {query!r} {ans.get('degraded')}", file=sys.stderr)
+    return ans
+
+
+def items_of(ds_path, base, timeout, retries):
     d = json.load(open(ds_path))
     tag = d["crawl"]["tags"][0]
     for q in d["queries"]:
-        ans = search(base, q["query"], tag, timeout)
+        ans = answer(base, q["query"], tag, timeout, retries)
         titles = [r.get("title", "") for r in ans.get("results", [])[:5]]
-        common = {"corpus": d["name"], "tag": tag, "query_id": q["id"], "query": q["query"], "top_titles": titles}
+        common = {"corpus": d["name"], "tag": tag, "query_id": q["id"], "query": q["query"], "top_titles": titles,
+                  "degraded": ans.get("degraded") or []}
         for i, s in enumerate(ans.get("suggested_queries") or []):
             yield dict(common, kind="suggestion", item=s, rank=i + 1, entity_type=None, source=None)
         for i, e in enumerate(ans.get("related_entities") or []):
@@ -61,10 +82,16 @@ def main():
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--carry", help="a judgments file whose judgments are copied to identical items")
+    ap.add_argument("--input", help="sample from an earlier full collection instead of asking the service")
+    ap.add_argument("--retries", type=int, default=8, help="ask again while the answer is degraded")
     args = ap.parse_args()
     rows = []
-    for ds in args.datasets:
-        rows.extend(items_of(ds, args.search.rstrip("/"), args.timeout))
+    if args.input:
+        names = {json.load(open(ds))["name"] for ds in args.datasets}
+        rows = [r for r in map(json.loads, filter(str.strip, open(args.input))) if r["corpus"] in names]
+    else:
+        for ds in args.datasets:
+            rows.extend(items_of(ds, args.search.rstrip("/"), args.timeout, args.retries))
     if args.sample:
         groups = {}
         for r in rows:
