@@ -18,6 +18,52 @@ import (
 // claim URLs breadth-first within the page budget and complete them; the
 // reclaim loop returns claims that nobody holds any more.
 
+// frontier is one job's frontier as one owner works it: the store's frontier
+// with the job, the owner, the claim lease and the page budget bound.
+type frontier struct {
+	st     FrontierStore
+	job    string
+	owner  string
+	lease  time.Duration
+	budget int // max_pages: claimed and done URLs never exceed it
+}
+
+// enqueue queues canonical URLs the job has not seen yet.
+func (f frontier) enqueue(ctx context.Context, urls []store.FrontierURL) error {
+	_, err := f.st.EnqueueURLs(ctx, f.job, urls)
+	return err
+}
+
+// claimNext claims the next URL (lowest depth first) within the budget.
+func (f frontier) claimNext(ctx context.Context) ([]store.FrontierItem, error) {
+	return f.st.ClaimURLs(ctx, store.ClaimRequest{JobID: f.job, Owner: f.owner, N: 1, Lease: f.lease, Budget: f.budget})
+}
+
+// complete moves a URL this owner claimed to its final state, or back to the queue.
+func (f frontier) complete(ctx context.Context, urlHash string, state store.FrontierState, reason string) error {
+	return f.st.CompleteURL(ctx, f.job, urlHash, f.owner, state, reason)
+}
+
+// counts counts the job's URLs per state.
+func (f frontier) counts(ctx context.Context) (store.FrontierCounts, error) {
+	return f.st.FrontierCounts(ctx, f.job)
+}
+
+// requeueExpired returns the job's expired claims (of any owner) to the queue.
+func (f frontier) requeueExpired(ctx context.Context) (int64, error) {
+	return f.st.RequeueExpired(ctx, f.job)
+}
+
+// release returns every claim of owner on the job to the queue.
+func (f frontier) release(ctx context.Context, owner string) (int64, error) {
+	return f.st.ReleaseClaims(ctx, f.job, owner)
+}
+
+// releaseLost returns this owner's claims to the queue, except those in keep.
+func (f frontier) releaseLost(ctx context.Context, keep []string) (int64, error) {
+	return f.st.ReleaseClaimsExcept(ctx, f.job, f.owner, keep)
+}
+
 // admit canonicalises a link and applies scope, filters, blocklist and the
 // SSRF pre-check; it counts refusals by reason.
 func (r *jobRun) admit(ctx context.Context, base *url.URL, href string) (string, bool) {
@@ -97,8 +143,7 @@ func (r *jobRun) redirect(ctx context.Context, base *url.URL, it store.FrontierI
 // enqueue adds URLs to the frontier (store.EnqueueURLs retries deadlocks of
 // workers inserting overlapping links).
 func (r *jobRun) enqueue(ctx context.Context, urls []store.FrontierURL) error {
-	_, err := r.e.st.EnqueueURLs(ctx, r.job.ID, urls)
-	return err
+	return r.front.enqueue(ctx, urls)
 }
 
 // claim takes the next URL for a worker and marks it in flight. The reclaim
@@ -106,9 +151,7 @@ func (r *jobRun) enqueue(ctx context.Context, urls []store.FrontierURL) error {
 func (r *jobRun) claim(ctx context.Context) ([]store.FrontierItem, error) {
 	r.claimMu.RLock()
 	defer r.claimMu.RUnlock()
-	items, err := r.e.st.ClaimURLs(ctx, store.ClaimRequest{
-		JobID: r.job.ID, Owner: r.e.cfg.Owner, N: 1, Lease: r.e.cfg.URLLease, Budget: r.spec.MaxPages,
-	})
+	items, err := r.front.claimNext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +189,7 @@ func (r *jobRun) reclaimLoop(ctx context.Context) {
 }
 
 func (r *jobRun) reclaim(ctx context.Context) error {
-	expired, err := r.e.st.RequeueExpired(ctx, r.job.ID)
+	expired, err := r.front.requeueExpired(ctx)
 	if err != nil {
 		return err
 	}
@@ -157,7 +200,7 @@ func (r *jobRun) reclaim(ctx context.Context) error {
 		keep = append(keep, h)
 	}
 	r.inflightMu.Unlock()
-	lost, err := r.e.st.ReleaseClaimsExcept(ctx, r.job.ID, r.e.cfg.Owner, keep)
+	lost, err := r.front.releaseLost(ctx, keep)
 	r.claimMu.Unlock()
 	if err != nil {
 		return err
@@ -179,7 +222,7 @@ func (r *jobRun) complete(ctx context.Context, it store.FrontierItem, state stor
 		// A page handled while the run was being stopped is still completed.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		return r.e.st.CompleteURL(cctx, r.job.ID, it.URLHash, r.e.cfg.Owner, state, reason)
+		return r.front.complete(cctx, it.URLHash, state, reason)
 	})
 	if errors.Is(err, store.ErrLeaseLost) && tries > 1 {
 		// An earlier try committed but its answer was lost with the connection.

@@ -15,6 +15,7 @@ import (
 // jobRun is one engine's run of one job.
 type jobRun struct {
 	e       *Engine
+	front   frontier
 	job     store.Job
 	spec    Spec
 	filters *filters
@@ -80,6 +81,7 @@ func (e *Engine) runJob(ctx context.Context, job store.Job) {
 		r.finish(ctx, store.JobFailed)
 		return
 	}
+	r.front = frontier{st: e.st, job: job.ID, owner: e.cfg.Owner, lease: e.cfg.URLLease, budget: spec.MaxPages}
 	r.log("crawl job started", "url", spec.URL, "resumed", r.prog.Seeded, "max_pages", spec.MaxPages, "max_depth", spec.Depth())
 	r.takeOver(ctx)
 	cause := r.work(ctx)
@@ -91,7 +93,7 @@ func (e *Engine) runJob(ctx context.Context, job store.Job) {
 // earlier run of the job (whose release an outage may have lost).
 func (r *jobRun) takeOver(ctx context.Context) {
 	e := r.e
-	if _, err := e.st.RequeueExpired(ctx, r.job.ID); err != nil && ctx.Err() == nil {
+	if _, err := r.front.requeueExpired(ctx); err != nil && ctx.Err() == nil {
 		e.log.Warn("requeue expired claims", "job", r.job.ID, "err", err)
 	}
 	owners := []string{e.cfg.Owner}
@@ -99,7 +101,7 @@ func (r *jobRun) takeOver(ctx context.Context) {
 		owners = append(owners, prev)
 	}
 	for _, owner := range owners {
-		if n, err := e.st.ReleaseClaims(ctx, r.job.ID, owner); err != nil && ctx.Err() == nil {
+		if n, err := r.front.release(ctx, owner); err != nil && ctx.Err() == nil {
 			e.log.Warn("release earlier claims", "job", r.job.ID, "owner", owner, "err", err)
 		} else if n > 0 {
 			r.log("released claims of an earlier run", "owner", owner, "urls", n)
@@ -167,7 +169,7 @@ func (r *jobRun) end(ctx context.Context, cause error) {
 	e := r.e
 	bg, bgCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer bgCancel()
-	if _, err := e.st.ReleaseClaims(bg, r.job.ID, e.cfg.Owner); err != nil {
+	if _, err := r.front.release(bg, e.cfg.Owner); err != nil {
 		e.log.Warn("release claims", "job", r.job.ID, "err", err)
 	}
 	switch {
@@ -237,7 +239,7 @@ func (r *jobRun) heartbeatLoop(ctx context.Context, cancel context.CancelCauseFu
 			cancel(errJobCancelled)
 			return
 		}
-		if c, err := r.e.st.FrontierCounts(ctx, r.job.ID); err == nil {
+		if c, err := r.front.counts(ctx); err == nil {
 			r.e.setQueued(r.job.ID, c.Queued)
 		}
 		if st, err := r.e.Status(ctx, r.job.ID); err == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/kgsearch/kgsearch/pkg/store"
 )
@@ -73,5 +74,44 @@ func TestRetryPolicy(t *testing.T) {
 				t.Errorf("retry: got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReclaimLoopReturnsLostClaims: while a job runs, a claim of its own
+// owner that no worker holds (its answer was lost in an outage) and an
+// expired claim of a dead owner are returned to the queue by the job's own
+// reclaim loop, and the job finishes with every page stored, long before the
+// 10-minute URL lease.
+func TestReclaimLoopReturnsLostClaims(t *testing.T) {
+	ctx := context.Background()
+	const pages = 40
+	st := openStore(t, freshDatabase(t))
+	s := wideSite(t, pages, 20*time.Millisecond)
+	e := newEngine(t, st, engineOpts{workers: 2, owner: "crawler-a"})
+	e.cfg.Reclaim = 100 * time.Millisecond
+	runEngine(t, e)
+	id := createJob(t, st, Spec{URL: s.URL + "/p/0", MaxDepth: ptr(50), MaxPages: 1000, UseSitemap: ptr(false)})
+	waitStored(t, e, id, 3)
+	claim := func(owner string, lease time.Duration) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			items, err := st.ClaimURLs(ctx, store.ClaimRequest{JobID: id, Owner: owner, N: 1, Lease: lease})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(items) == 1 {
+				return
+			}
+		}
+		t.Fatalf("no queued URL to claim as %s", owner)
+	}
+	claim("crawler-a", time.Hour)               // lost: the engine's own name, no worker holds it
+	claim("crawler-dead", 200*time.Millisecond) // a dead owner's claim, expiring soon
+	final := waitJob(t, e, id, 60*time.Second)
+	if final.Status != store.JobDone || final.Counters.Stored != pages || final.Counters.InFlight != 0 {
+		t.Errorf("job: got %s with %d stored, %d in flight; want done with %d, 0", final.Status, final.Counters.Stored, final.Counters.InFlight, pages)
+	}
+	if n := testutil.ToFloat64(e.m.reclaimed); n < 2 {
+		t.Errorf("claims reclaimed: got %v, want at least 2", n)
 	}
 }

@@ -36,7 +36,7 @@ func (r *jobRun) worker(ctx context.Context) {
 		items, err := r.claim(ctx)
 		if err == nil && len(items) == 0 {
 			var c store.FrontierCounts
-			if c, err = r.e.st.FrontierCounts(ctx, r.job.ID); err == nil {
+			if c, err = r.front.counts(ctx); err == nil {
 				if c.Claimed == 0 && (c.Queued == 0 || c.Done >= int64(r.spec.MaxPages)) {
 					r.finishWorkers()
 					return
