@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -64,10 +65,16 @@ const (
 var (
 	keyWatermark      = []byte("kgsearch.watermark")
 	keyMappingVersion = []byte("kgsearch.mapping_version")
+	keyFieldStats     = []byte("kgsearch.field_lengths") // fieldStats
+	keyLengthPrefix   = "kgsearch.len/"                  // + chunk id: its fieldLengths
 )
 
-// mappingVersion changes whenever newMapping changes in a way that needs a rebuild.
-const mappingVersion = "1"
+// mappingVersion changes whenever newMapping, or what the index keeps beside the
+// Bleve documents, changes in a way that needs a rebuild. 2: field length totals
+// and per-chunk field lengths for standard BM25 (scoring.go).
+const mappingVersion = "2"
+
+func lengthKey(chunkID string) []byte { return []byte(keyLengthPrefix + chunkID) }
 
 // Errors.
 var (
@@ -163,10 +170,12 @@ type Hit struct {
 type Index struct {
 	path string
 
-	mu     sync.RWMutex // guards idx (swapped by Rebuild, nil after Close)
-	idx    bleve.Index
-	wmark  atomic.Int64
-	applyM sync.Mutex // serialises Apply and Rebuild
+	mu       sync.RWMutex // guards idx (swapped by Rebuild, nil after Close)
+	idx      bleve.Index
+	wmark    atomic.Int64
+	stats    atomic.Pointer[fieldStats] // field length totals of idx
+	analyzer analysis.Analyzer          // the English analyzer of the text fields
+	applyM   sync.Mutex                 // serialises Apply and Rebuild
 }
 
 // Open opens the index at path, creating it when missing. It finishes or cleans up an
@@ -184,13 +193,35 @@ func Open(path string) (*Index, error) {
 		return nil, fmt.Errorf("open bm25 index %s: %w", path, err)
 	}
 	ix := &Index{path: path, idx: bi}
-	w, err := readWatermark(bi)
-	if err != nil {
+	if err := ix.load(bi); err != nil {
 		_ = bi.Close()
 		return nil, fmt.Errorf("open bm25 index %s: %w", path, err)
 	}
-	ix.wmark.Store(w)
 	return ix, nil
+}
+
+// load reads the watermark, the field length totals and the analyzer of bi.
+func (ix *Index) load(bi bleve.Index) error {
+	w, err := readWatermark(bi)
+	if err != nil {
+		return err
+	}
+	v, err := bi.GetInternal(keyFieldStats)
+	if err != nil {
+		return fmt.Errorf("read field length totals: %w", err)
+	}
+	st, err := decodeFieldStats(v)
+	if err != nil {
+		return err
+	}
+	a := bi.Mapping().AnalyzerNamed(en.AnalyzerName)
+	if a == nil {
+		return fmt.Errorf("no %s analyzer in the mapping", en.AnalyzerName)
+	}
+	ix.wmark.Store(w)
+	ix.stats.Store(&st)
+	ix.analyzer = a
+	return nil
 }
 
 func openOrCreate(path string) (bleve.Index, error) {
@@ -348,7 +379,7 @@ func (ix *Index) apply(ctx context.Context, bi bleve.Index, ops []Op) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	b := bi.NewBatch()
+	b := &batch{Batch: bi.NewBatch(), bi: bi, an: ix.analyzer, stats: *ix.stats.Load(), lengths: map[string]*fieldLengths{}}
 	// Chunks added to the batch per document, so that a later op in the same batch
 	// can delete or replace them even though they are not in the index yet.
 	pending := map[string]map[string]struct{}{}
@@ -366,7 +397,7 @@ func (ix *Index) apply(ctx context.Context, bi bleve.Index, ops []Op) error {
 			err = ix.applyDocument(ctx, bi, b, op, pending)
 		case UpsertChunk:
 			for _, c := range op.Chunks {
-				if err = indexChunk(b, c); err != nil {
+				if err = b.index(c); err != nil {
 					break
 				}
 				addPending(pending, c.DocumentID, c.ID)
@@ -377,7 +408,9 @@ func (ix *Index) apply(ctx context.Context, bi bleve.Index, ops []Op) error {
 					err = fmt.Errorf("%w: empty chunk id", ErrInvalid)
 					break
 				}
-				b.Delete(id)
+				if err = b.delete(id); err != nil {
+					break
+				}
 			}
 		default:
 			err = fmt.Errorf("%w: unknown op kind %d", ErrInvalid, op.Kind)
@@ -390,10 +423,12 @@ func (ix *Index) apply(ctx context.Context, bi bleve.Index, ops []Op) error {
 	if wm > ix.wmark.Load() {
 		b.SetInternal(keyWatermark, encodeWatermark(wm))
 	}
-	if err := bi.Batch(b); err != nil {
+	b.SetInternal(keyFieldStats, b.stats.encode())
+	if err := bi.Batch(b.Batch); err != nil {
 		return fmt.Errorf("apply bm25 batch of %d ops: %w", len(ops), err)
 	}
 	ix.wmark.Store(wm)
+	ix.stats.Store(&b.stats)
 	return nil
 }
 
@@ -408,7 +443,7 @@ func addPending(p map[string]map[string]struct{}, docID, chunkID string) {
 
 // applyDocument adds an UpsertDocument or DeleteDocument to the batch: stale chunks of
 // the document (in the index or earlier in the batch) are deleted, new ones indexed.
-func (ix *Index) applyDocument(ctx context.Context, bi bleve.Index, b *bleve.Batch, op Op, pending map[string]map[string]struct{}) error {
+func (ix *Index) applyDocument(ctx context.Context, bi bleve.Index, b *batch, op Op, pending map[string]map[string]struct{}) error {
 	if op.DocumentID == "" {
 		return fmt.Errorf("%w: empty document id", ErrInvalid)
 	}
@@ -426,7 +461,7 @@ func (ix *Index) applyDocument(ctx context.Context, bi bleve.Index, b *bleve.Bat
 				return fmt.Errorf("%w: chunk %s belongs to document %s, not %s", ErrInvalid, c.ID, c.DocumentID, op.DocumentID)
 			}
 			c.DocumentID = op.DocumentID
-			if err := indexChunk(b, c); err != nil {
+			if err := b.index(c); err != nil {
 				return err
 			}
 			keep[c.ID] = struct{}{}
@@ -434,13 +469,77 @@ func (ix *Index) applyDocument(ctx context.Context, bi bleve.Index, b *bleve.Bat
 	}
 	for _, id := range existing {
 		if _, ok := keep[id]; !ok {
-			b.Delete(id)
+			if err := b.delete(id); err != nil {
+				return err
+			}
 		}
 	}
 	delete(pending, op.DocumentID)
 	for id := range keep {
 		addPending(pending, op.DocumentID, id)
 	}
+	return nil
+}
+
+// batch is a Bleve batch that also keeps the field length totals (fieldStats) up to
+// date: each indexed chunk's field lengths are stored under lengthKey(id), so that
+// replacing or deleting it subtracts exactly what it added, and re-applying an
+// operation leaves the totals unchanged.
+type batch struct {
+	*bleve.Batch
+	bi      bleve.Index
+	an      analysis.Analyzer
+	stats   fieldStats
+	lengths map[string]*fieldLengths // chunk id → lengths set in this batch (nil: deleted in it)
+}
+
+// previous returns the lengths the chunk currently counts with, if it is indexed.
+func (b *batch) previous(id string) (fieldLengths, bool, error) {
+	if l, ok := b.lengths[id]; ok {
+		if l == nil {
+			return fieldLengths{}, false, nil
+		}
+		return *l, true, nil
+	}
+	v, err := b.bi.GetInternal(lengthKey(id))
+	if err != nil {
+		return fieldLengths{}, false, fmt.Errorf("read field lengths of chunk %s: %w", id, err)
+	}
+	l, ok := decodeFieldLengths(v)
+	return l, ok, nil
+}
+
+// index adds (or replaces) one chunk.
+func (b *batch) index(c Chunk) error {
+	if err := indexChunk(b.Batch, c); err != nil {
+		return err
+	}
+	old, ok, err := b.previous(c.ID)
+	if err != nil {
+		return err
+	}
+	if ok {
+		b.stats.add(old, -1)
+	}
+	l := lengthsOf(b.an, c)
+	b.stats.add(l, +1)
+	b.lengths[c.ID] = &l
+	b.SetInternal(lengthKey(c.ID), l.encode())
+	return nil
+}
+
+// delete removes one chunk (a chunk that is not indexed is no error).
+func (b *batch) delete(id string) error {
+	b.Delete(id)
+	old, ok, err := b.previous(id)
+	if err != nil {
+		return err
+	}
+	if ok {
+		b.stats.add(old, -1)
+	}
+	b.lengths[id] = nil
+	b.DeleteInternal(lengthKey(id))
 	return nil
 }
 
@@ -558,7 +657,7 @@ func (ix *Index) search(ctx context.Context, text string, k int, f Filter, field
 	if strings.TrimSpace(text) == "" {
 		return []Hit{}, nil
 	}
-	req := bleve.NewSearchRequestOptions(buildQuery(text, f), k, 0, false)
+	req := bleve.NewSearchRequestOptions(ix.buildQuery(text, f), k, 0, false)
 	if fields {
 		req.Fields = []string{fieldDocID, fieldURL, fieldTitle, fieldPublished}
 	}
@@ -602,7 +701,7 @@ func (ix *Index) ScoreIDs(ctx context.Context, text string, ids []string) ([]Hit
 		return []Hit{}, nil
 	}
 	bq := bleve.NewBooleanQuery()
-	bq.AddMust(buildQuery(text, Filter{}))
+	bq.AddMust(ix.buildQuery(text, Filter{}))
 	bq.AddFilter(bleve.NewDocIDQuery(ids))
 	req := bleve.NewSearchRequestOptions(bq, len(ids), 0, false)
 
@@ -622,22 +721,15 @@ func (ix *Index) ScoreIDs(ctx context.Context, text string, ids []string) ([]Hit
 	return hits, nil
 }
 
-// buildQuery builds the query objects: a disjunction of per-field match queries (the
-// text goes through the analyzer, never the query-string parser) and, as a
-// non-scoring filter, the conjunction of the filter clauses.
-func buildQuery(text string, f Filter) query.Query {
-	match := func(field string, boost float64) query.Query {
-		q := bleve.NewMatchQuery(text)
-		q.SetField(field)
-		q.Analyzer = en.AnalyzerName
-		q.SetBoost(boost)
-		return q
+// buildQuery builds the query objects: standard BM25 over the analysed fields (the
+// text goes through the analyzer, never the query-string parser; scoring.go) and, as
+// a non-scoring filter, the conjunction of the filter clauses.
+func (ix *Index) buildQuery(text string, f Filter) query.Query {
+	var should query.Query = &standardQuery{
+		terms:  queryTerms(ix.analyzer, text),
+		boosts: [numScored]float64{BoostTitle, BoostHeadings, BoostText},
+		stats:  *ix.stats.Load(),
 	}
-	should := bleve.NewDisjunctionQuery(
-		match(fieldTitle, BoostTitle),
-		match(fieldHeadings, BoostHeadings),
-		match(fieldText, BoostText),
-	)
 	var filters []query.Query
 	if f.Domain != "" {
 		q := bleve.NewTermQuery(strings.ToLower(strings.TrimSpace(f.Domain)))

@@ -68,13 +68,11 @@ func (ix *Index) Rebuild(ctx context.Context, fill FillFunc) error {
 	if err != nil {
 		return fmt.Errorf("rebuild bm25 index %s: reopen: %w", ix.path, err)
 	}
-	w, err := readWatermark(bi)
-	if err != nil {
+	if err := ix.load(bi); err != nil {
 		_ = bi.Close()
 		return fmt.Errorf("rebuild bm25 index %s: %w", ix.path, err)
 	}
 	ix.idx = bi
-	ix.wmark.Store(w)
 	return nil
 }
 
