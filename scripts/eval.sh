@@ -83,13 +83,15 @@ EOF
 	)
 	expected=$(json 'j["crawl"].get("expected_pages", 0)' <"$dataset")
 
-	# A finished job of this process's database with the same spec?
+	# A finished job of this process's database with the same spec? Pages that failed
+	# only with 404 or 410 (dangling links in the site) do not make it incomplete.
 	done_job=$(curl -fsS "$crawler/api/v1/crawls?status=done&limit=100" | python3 -c '
 import json, sys
 want = json.loads(sys.argv[1])
 for j in json.load(sys.stdin).get("crawls", []):
-    s = j.get("spec", {})
-    if all(s.get(k) == v for k, v in want.items()) and j["counters"].get("failed", 0) == 0:
+    s, c = j.get("spec", {}), j.get("counters", {})
+    gone = sum(n for r, n in (c.get("failed_by_reason") or {}).items() if r in ("http_404", "http_410"))
+    if all(s.get(k) == v for k, v in want.items()) and c.get("failed", 0) == gone:
         print(j["id"]); break
 ' "$body")
 
