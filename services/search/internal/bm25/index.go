@@ -657,15 +657,16 @@ func (ix *Index) search(ctx context.Context, text string, k int, f Filter, field
 	if strings.TrimSpace(text) == "" {
 		return []Hit{}, nil
 	}
-	req := bleve.NewSearchRequestOptions(ix.buildQuery(text, f), k, 0, false)
-	if fields {
-		req.Fields = []string{fieldDocID, fieldURL, fieldTitle, fieldPublished}
-	}
-
+	// The query reads the analyzer and field statistics of the open index, which
+	// Rebuild replaces under the write lock.
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.idx == nil {
 		return nil, ErrClosed
+	}
+	req := bleve.NewSearchRequestOptions(ix.buildQuery(text, f), k, 0, false)
+	if fields {
+		req.Fields = []string{fieldDocID, fieldURL, fieldTitle, fieldPublished}
 	}
 	res, err := ix.idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -700,16 +701,15 @@ func (ix *Index) ScoreIDs(ctx context.Context, text string, ids []string) ([]Hit
 	if strings.TrimSpace(text) == "" || len(ids) == 0 {
 		return []Hit{}, nil
 	}
-	bq := bleve.NewBooleanQuery()
-	bq.AddMust(ix.buildQuery(text, Filter{}))
-	bq.AddFilter(bleve.NewDocIDQuery(ids))
-	req := bleve.NewSearchRequestOptions(bq, len(ids), 0, false)
-
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.idx == nil {
 		return nil, ErrClosed
 	}
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(ix.buildQuery(text, Filter{}))
+	bq.AddFilter(bleve.NewDocIDQuery(ids))
+	req := bleve.NewSearchRequestOptions(bq, len(ids), 0, false)
 	res, err := ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("bm25 score %d chunks: %w", len(ids), err)
