@@ -47,7 +47,7 @@ bench: ## run the benchmarks against the real stack (see docs/benchmarks.md)
 	scripts/bench.sh
 
 .PHONY: eval
-eval: ## relevance evaluation: full pipeline vs BM25, vector and RRF (nDCG@10, MRR@10, Recall@10)
+eval: ## relevance on the dev sets: our modes, ablations and peer baselines (tantivy BM25, exact dense, RRF); nDCG@10, MRR@10, Recall@10, sign tests
 	scripts/eval.sh
 
 .PHONY: load

@@ -20,8 +20,8 @@
 #     the union of the datasets
 # The stack and the three services keep running afterwards; `make down` stops them.
 #
-# Environment: KGS_EVAL_DATASETS [eval/pydocs/queries.json] (space-separated; the older
-# KGS_EVAL_DATASET is read too), KGS_EVAL_ARGS (extra kgeval flags, e.g. "-v"),
+# Environment: KGS_EVAL_DATASETS [the dev sets: eval/pydocs/queries.json
+# eval/django/queries.json] (space-separated; the older KGS_EVAL_DATASET is read too), KGS_EVAL_ARGS (extra kgeval flags, e.g. "-v"),
 # KGS_EVAL_OUT [$KGS_STATE/eval] (JSON and Markdown reports, the evaluation's Bleve
 # copy), KGS_EVAL_PEERS [1] (0: no peer baselines), KGS_EVAL_VENV
 # [$KGS_STATE/eval/venv], KGS_EVAL_TANTIVY [0.27.0] (the tantivy version installed),
@@ -36,7 +36,7 @@ export KGS_STATE=${KGS_STATE:-$PWD/.state}
 crawler=http://127.0.0.1:${CRAWLER_PORT:-8081}
 search=http://127.0.0.1:${SEARCH_PORT:-8080}
 kg=http://127.0.0.1:${KG_PORT:-8088}
-read -r -a datasets <<<"${KGS_EVAL_DATASETS:-${KGS_EVAL_DATASET:-eval/pydocs/queries.json}}"
+read -r -a datasets <<<"${KGS_EVAL_DATASETS:-${KGS_EVAL_DATASET:-eval/pydocs/queries.json eval/django/queries.json}}"
 out=${KGS_EVAL_OUT:-$KGS_STATE/eval}
 mkdir -p "$out"
 
