@@ -82,6 +82,16 @@ func (c *Client) Expand(ctx context.Context, req ExpandRequest) (*ExpandResponse
 	return &out, nil
 }
 
+// Retrieve runs a match and, when req.Expand is set, an expansion and the match of
+// the related entities it uses, in one round trip.
+func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) (*RetrieveResponse, error) {
+	var out RetrieveResponse
+	if err := c.do(ctx, http.MethodPost, "/api/v1/retrieve", req, &out); err != nil {
+		return nil, fmt.Errorf("retrieve from the graph: %w", err)
+	}
+	return &out, nil
+}
+
 // Parse extracts entities from a query string.
 func (c *Client) Parse(ctx context.Context, text string) (*ParseResponse, error) {
 	var out ParseResponse

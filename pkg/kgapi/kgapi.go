@@ -120,6 +120,39 @@ type ExpandResponse struct {
 	Unknown  []string        `json:"unknown,omitempty"`
 }
 
+// RetrieveRequest is the body of POST /api/v1/retrieve: what one search asks
+// the graph, in one round trip. It is a match of Entities and, when Expand is
+// set, an expansion of them and a match of the related entities it selects.
+type RetrieveRequest struct {
+	Entities []string `json:"entities"`
+	// Limit is the match's limit (as MatchRequest.Limit).
+	Limit  int             `json:"limit,omitempty"`
+	Expand *RetrieveExpand `json:"expand,omitempty"`
+}
+
+// RetrieveExpand asks for the expansion (as ExpandRequest, whose fields these
+// are) and the chunks of the related entities used.
+type RetrieveExpand struct {
+	MaxHops       int      `json:"max_hops,omitempty"`
+	Limit         int      `json:"limit,omitempty"`
+	MinConfidence float64  `json:"min_confidence,omitempty"`
+	RelationTypes []string `json:"relation_types,omitempty"`
+	// Use is how many related entities are used: the first Use of Related (best
+	// first) whose confidence is at least MinConfidence; their chunks are matched
+	// with the request's Limit. 0 uses none.
+	Use int `json:"use,omitempty"`
+}
+
+// RetrieveResponse answers RetrieveRequest: the match, and with Expand the
+// expansion, the ids of the related entities used and the match of them (absent
+// when none was used).
+type RetrieveResponse struct {
+	Match       MatchResponse   `json:"match"`
+	Expand      *ExpandResponse `json:"expand,omitempty"`
+	Used        []string        `json:"used,omitempty"`
+	ExpandMatch *MatchResponse  `json:"expand_match,omitempty"`
+}
+
 // Relation is one edge of an entity, for the entity detail endpoint.
 type Relation struct {
 	Type       string    `json:"type"`

@@ -10,6 +10,7 @@
 package kgapitest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -70,6 +71,7 @@ func New(t interface{ Cleanup(func()) }) *Server {
 	mux.HandleFunc("DELETE /api/v1/documents/{id}", s.delete)
 	mux.HandleFunc("POST /api/v1/entities/match", s.match)
 	mux.HandleFunc("POST /api/v1/expand/entities", s.expand)
+	mux.HandleFunc("POST /api/v1/retrieve", s.retrieve)
 	mux.HandleFunc("GET /api/v1/entities", s.list)
 	mux.HandleFunc("POST /api/v1/feedback", s.feedback)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
@@ -489,4 +491,57 @@ func (s *Server) feedback(w http.ResponseWriter, r *http.Request) {
 		out.Entities = append(out.Entities, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type}, Weight: e.Weight})
 	}
 	writeJSON(w, out)
+}
+
+// retrieve answers the one-round-trip call as the kg service does: the match,
+// and with expand the expansion, the first use related entities of confidence at
+// least min_confidence and their match, each from this fake's own handlers.
+func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
+	var req kgapi.RetrieveRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Entities) == 0 {
+		problem(w, http.StatusBadRequest, "entities: give at least one")
+		return
+	}
+	var out kgapi.RetrieveResponse
+	if !s.inner(w, s.match, kgapi.MatchRequest{Entities: req.Entities, Limit: req.Limit}, &out.Match) {
+		return
+	}
+	if x := req.Expand; x != nil {
+		out.Expand = &kgapi.ExpandResponse{}
+		ereq := kgapi.ExpandRequest{Entities: req.Entities, MaxHops: x.MaxHops, Limit: x.Limit,
+			MinConfidence: x.MinConfidence, RelationTypes: x.RelationTypes}
+		if !s.inner(w, s.expand, ereq, out.Expand) {
+			return
+		}
+		for _, rel := range out.Expand.Related {
+			if len(out.Used) == x.Use {
+				break
+			}
+			if rel.Confidence >= x.MinConfidence {
+				out.Used = append(out.Used, cmp.Or(rel.ID, rel.Name))
+			}
+		}
+		if len(out.Used) > 0 {
+			out.ExpandMatch = &kgapi.MatchResponse{}
+			if !s.inner(w, s.match, kgapi.MatchRequest{Entities: out.Used, Limit: req.Limit}, out.ExpandMatch) {
+				return
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+// inner runs handler h on in and decodes its answer into out; a non-200 answer
+// is copied to w and false returned.
+func (s *Server) inner(w http.ResponseWriter, h http.HandlerFunc, in, out any) bool {
+	body, _ := json.Marshal(in)
+	rec := httptest.NewRecorder()
+	h(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
+	if rec.Code != http.StatusOK {
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+		return false
+	}
+	return json.Unmarshal(rec.Body.Bytes(), out) == nil
 }

@@ -28,6 +28,7 @@ type Ingester interface {
 type Querier interface {
 	Match(ctx context.Context, req kgapi.MatchRequest) (kgapi.MatchResponse, error)
 	Expand(ctx context.Context, req kgapi.ExpandRequest) (kgapi.ExpandResponse, error)
+	Retrieve(ctx context.Context, req kgapi.RetrieveRequest) (kgapi.RetrieveResponse, error)
 	Parse(text string) (kgapi.ParseResponse, error)
 	Feedback(ctx context.Context, req kgapi.FeedbackRequest) (kgapi.FeedbackResponse, error)
 }
@@ -66,6 +67,7 @@ func (a *API) Register() {
 	v1.POST("/ingest", h(a.ingest))
 	v1.POST("/entities/match", h(a.match))
 	v1.POST("/expand/entities", h(a.expand))
+	v1.POST("/retrieve", h(a.retrieve))
 	v1.GET("/entities", h(a.listEntities))
 	v1.GET("/entities/:id", h(a.entity))
 	v1.GET("/stats", h(a.stats))
@@ -116,6 +118,18 @@ func (a *API) feedback(c *gin.Context) error {
 		return err
 	}
 	out, err := a.d.Query.Feedback(c.Request.Context(), req)
+	if err != nil {
+		return graphError(err)
+	}
+	return reply(c, http.StatusOK, out)
+}
+
+func (a *API) retrieve(c *gin.Context) error {
+	var req kgapi.RetrieveRequest
+	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
+		return err
+	}
+	out, err := a.d.Query.Retrieve(c.Request.Context(), req)
 	if err != nil {
 		return graphError(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/services/kg/internal/entitygraph"
+	"github.com/kgsearch/kgsearch/services/kg/internal/projection"
 )
 
 // fakeGraph is a graph store (entitygraph Writer, Reader and Lookup) that records what it is asked and answers from fields.
@@ -448,5 +449,103 @@ func remarshal(t *testing.T, in, out any) {
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// retrieveGraph is a small graph in an in-memory projection: flask uses jinja,
+// is written in python, which django is written in too.
+func retrieveGraph() *projection.Projection {
+	ent := func(id, name, typ string, cf int64) graph.EntityState {
+		return graph.EntityState{EntityStats: graph.EntityStats{EntityRef: graph.EntityRef{ID: id, Name: name, Type: typ},
+			DocFreq: 1, ChunkFreq: cf, MentionCount: cf}, NameLower: strings.ToLower(name)}
+	}
+	m := func(e string, conf float64) graph.ChunkMention {
+		return graph.ChunkMention{EntityID: e, Count: 1, Confidence: conf}
+	}
+	rel := func(from, typ, to string, conf float64) graph.RelationState {
+		return graph.RelationState{From: from, To: to, Type: typ, Source: graph.SourcePattern, Weight: 1, Confidence: conf, Evidence: []string{"c1"}}
+	}
+	p := projection.New()
+	p.Load(graph.State{Seq: 1, Docs: []graph.DocState{{ID: "d1", Ingested: true,
+		Chunks: []graph.ChunkState{
+			{ID: "c1", Ordinal: 0, Mentions: []graph.ChunkMention{m("flask", 0.9), m("jinja", 0.8)}},
+			{ID: "c2", Ordinal: 1, Mentions: []graph.ChunkMention{m("python", 1), m("django", 0.7)}},
+			{ID: "c3", Ordinal: 2, Mentions: []graph.ChunkMention{m("jinja", 0.6)}},
+		},
+		Relations: []graph.RelationState{rel("flask", "USES", "jinja", 0.9), rel("flask", "WRITTEN_IN", "python", 0.8),
+			rel("django", "WRITTEN_IN", "python", 0.5)},
+	}}, Entities: []graph.EntityState{ent("flask", "Flask", "framework", 1), ent("jinja", "Jinja", "library", 2),
+		ent("python", "Python", "programming_language", 1), ent("django", "Django", "framework", 1)}})
+	return p
+}
+
+// TestRetrieveIsMatchExpandMatch: the one-round-trip endpoint answers what a
+// match, an expand and a match of the related entities used answer.
+func TestRetrieveIsMatchExpandMatch(t *testing.T) {
+	x, err := extract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := httpserver.New("kg", httpserver.Config{Addr: "127.0.0.1:0", MaxBodyBytes: 4096}, logger)
+	f := &fakeGraph{}
+	svc := entitygraph.New(testLimits, entitygraph.Deps{Extractor: x, Writer: f, Reader: retrieveGraph(), Lookup: f, Logger: logger})
+	svc.SetReady(true)
+	New(srv, Deps{Ingest: svc, Query: svc, Browse: svc}).Register()
+	ts := httptest.NewServer(srv.Engine())
+	t.Cleanup(ts.Close)
+
+	for _, use := range []int{0, 1, 2, 10} {
+		names := []string{"flask", "nosuchthing"}
+		status, body := call(t, ts, "POST", "/api/v1/retrieve", kgapi.RetrieveRequest{Entities: names, Limit: 10,
+			Expand: &kgapi.RetrieveExpand{MaxHops: 2, Limit: 8, MinConfidence: 0.45, Use: use}})
+		if status != 200 {
+			t.Fatalf("use %d: status %d (%v)", use, status, body)
+		}
+		var got kgapi.RetrieveResponse
+		remarshal(t, body, &got)
+
+		var want kgapi.RetrieveResponse
+		_, mb := call(t, ts, "POST", "/api/v1/entities/match", kgapi.MatchRequest{Entities: names, Limit: 10})
+		remarshal(t, mb, &want.Match)
+		_, eb := call(t, ts, "POST", "/api/v1/expand/entities", kgapi.ExpandRequest{Entities: names, MaxHops: 2, Limit: 8, MinConfidence: 0.45})
+		want.Expand = &kgapi.ExpandResponse{}
+		remarshal(t, eb, want.Expand)
+		for _, r := range want.Expand.Related {
+			if len(want.Used) < use && r.Confidence >= 0.45 {
+				want.Used = append(want.Used, r.ID)
+			}
+		}
+		if len(want.Used) > 0 {
+			_, ub := call(t, ts, "POST", "/api/v1/entities/match", kgapi.MatchRequest{Entities: want.Used, Limit: 10})
+			want.ExpandMatch = &kgapi.MatchResponse{}
+			remarshal(t, ub, want.ExpandMatch)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("use %d: retrieve (-match, expand, match +retrieve):\n%s", use, diff)
+		}
+		if use == 2 && (len(got.Used) != 2 || len(got.ExpandMatch.Chunks) == 0 || len(got.Match.Chunks) == 0) {
+			t.Errorf("use 2: used %v, %d expanded chunks, %d matched; want 2 used and chunks", got.Used, len(got.ExpandMatch.Chunks), len(got.Match.Chunks))
+		}
+	}
+
+	// Without expand: the match alone.
+	status, body := call(t, ts, "POST", "/api/v1/retrieve", kgapi.RetrieveRequest{Entities: []string{"jinja"}})
+	if status != 200 || body["expand"] != nil || body["expand_match"] != nil || body["match"] == nil {
+		t.Errorf("retrieve without expand: %d %v", status, body)
+	}
+	for _, tc := range []struct {
+		req   kgapi.RetrieveRequest
+		field string
+	}{
+		{kgapi.RetrieveRequest{Entities: []string{"flask"}, Expand: &kgapi.RetrieveExpand{MaxHops: 3}}, "expand.max_hops"},
+		{kgapi.RetrieveRequest{Entities: []string{"flask"}, Expand: &kgapi.RetrieveExpand{Use: -1}}, "expand.use"},
+		{kgapi.RetrieveRequest{Entities: []string{"flask"}, Limit: -1}, "limit"},
+		{kgapi.RetrieveRequest{}, "entities"},
+	} {
+		status, body := call(t, ts, "POST", "/api/v1/retrieve", tc.req)
+		if status != 400 || fmt.Sprint(body["field"]) != tc.field {
+			t.Errorf("retrieve %+v: got %d field %v, want 400 naming %s (%v)", tc.req, status, body["field"], tc.field, body)
+		}
 	}
 }

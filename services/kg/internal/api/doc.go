@@ -9,6 +9,7 @@
 //	POST   /api/v1/ingest            extract → graph.Doc → upsert (re-ingest replaces)
 //	POST   /api/v1/entities/match    names or ids → chunks with a graph relevance score
 //	POST   /api/v1/expand/entities   names or ids → related entities with paths and evidence
+//	POST   /api/v1/retrieve          match, expand and the match of the related entities used, in one round trip
 //	GET    /api/v1/entities          ?prefix=&type=&limit= autocomplete
 //	GET    /api/v1/entities/{id}     one entity: aliases, counters, strongest relations
 //	GET    /api/v1/stats             what the graph holds

@@ -2,6 +2,7 @@ package entitygraph
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -111,6 +112,58 @@ func (s *Service) Expand(ctx context.Context, req kgapi.ExpandRequest) (kgapi.Ex
 	for _, rel := range res.Related {
 		out.Related = append(out.Related, related(rel))
 	}
+	return out, nil
+}
+
+// Retrieve answers one search's graph questions in one call: the match of the
+// request's entities and, when asked, their expansion and the match of the
+// related entities used (the first Use of them, best first, whose confidence is
+// at least MinConfidence). Each part is what Match and Expand answer.
+func (s *Service) Retrieve(ctx context.Context, req kgapi.RetrieveRequest) (kgapi.RetrieveResponse, error) {
+	var out kgapi.RetrieveResponse
+	var ereq kgapi.ExpandRequest
+	if x := req.Expand; x != nil {
+		if x.Use < 0 || x.Use > maxQueryNames {
+			return out, fielderr.Newf("expand.use", "expand.use is %d, want 0..%d", x.Use, maxQueryNames)
+		}
+		ereq = kgapi.ExpandRequest{Entities: req.Entities, MaxHops: x.MaxHops, Limit: x.Limit,
+			MinConfidence: x.MinConfidence, RelationTypes: x.RelationTypes}
+		if _, err := s.expandQuery(ereq); err != nil {
+			var fe *fielderr.Error
+			if errors.As(err, &fe) {
+				return out, &fielderr.Error{Field: "expand." + fe.Field, Reason: "expand." + fe.Reason, Err: fe.Err}
+			}
+			return out, err
+		}
+	}
+	var err error
+	if out.Match, err = s.Match(ctx, kgapi.MatchRequest{Entities: req.Entities, Limit: req.Limit}); err != nil {
+		return out, err
+	}
+	if req.Expand == nil {
+		return out, nil
+	}
+	ex, err := s.Expand(ctx, ereq)
+	if err != nil {
+		return out, err
+	}
+	out.Expand = &ex
+	for _, r := range ex.Related {
+		if len(out.Used) == req.Expand.Use {
+			break
+		}
+		if !math.IsNaN(r.Confidence) && !math.IsInf(r.Confidence, 0) && r.Confidence >= req.Expand.MinConfidence {
+			out.Used = append(out.Used, r.ID)
+		}
+	}
+	if len(out.Used) == 0 {
+		return out, nil
+	}
+	m, err := s.Match(ctx, kgapi.MatchRequest{Entities: out.Used, Limit: req.Limit})
+	if err != nil {
+		return out, err
+	}
+	out.ExpandMatch = &m
 	return out, nil
 }
 

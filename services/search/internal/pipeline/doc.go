@@ -14,7 +14,9 @@
 //     when reached only that way; what was used and why is reported in exploration.
 //     The expansion needs only the parse, so Search starts it (startExpansion) before
 //     retrieval and it runs beside the retrievers (expand, then match of the related
-//     entities); the expand phase awaits it and merges its chunks;
+//     entities); the expand phase awaits it and merges its chunks. When the kg client
+//     is a Retriever (kgapi.Client is), the expansion is one kg Retrieve call that also
+//     brings the graph retriever's match: one round trip to kg per search;
 //     hydrate.go, between expand and rank, completes the candidates: the text, offsets
 //     and embeddings of chunks the vector retriever did not return (one ChunksByIDs
 //     call), document metadata from the indexer's table, and, beside that, BM25 score

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,15 +16,27 @@ import (
 // expansionName names the expansion in metrics, degraded and explain.
 const expansionName = "expansion"
 
+// Retriever is the kg service's one-round-trip call (*kgapi.Client has it): the
+// match of the query entities, their expansion and the match of the related
+// entities used, in one request instead of three.
+type Retriever interface {
+	Retrieve(ctx context.Context, req kgapi.RetrieveRequest) (*kgapi.RetrieveResponse, error)
+}
+
 // expansion is phase 3's work on kg, started beside the retrievers by startExpansion
 // and awaited by expand: kg expand of the query entities, then kg match of the
-// related entities used.
+// related entities used. When the kg client is a Retriever, it is one Retrieve call
+// whose match part the graph retriever takes (graphReady) instead of calling kg.
 type expansion struct {
 	done     chan struct{} // closed when the fields below are final
 	out      outcome
 	expanded *kgapi.ExpandResponse
 	match    *kgapi.MatchResponse // chunks of the related entities used
 	explored Exploration
+
+	graphReady chan struct{} // nil: no Retrieve call; closed when graph and graphErr are set
+	graph      *kgapi.MatchResponse
+	graphErr   error
 }
 
 // startExpansion starts the expansion when the request asks for it and the graph
@@ -33,13 +47,56 @@ func (p *Pipeline) startExpansion(ctx context.Context, s *search) *expansion {
 		return nil
 	}
 	e := &expansion{done: make(chan struct{})}
+	rt, combined := p.kg.(Retriever)
+	if combined {
+		e.graphReady = make(chan struct{})
+		s.exp = e // the graph retriever takes its match from here
+	}
 	go func() {
 		defer close(e.done)
 		e.out = p.timed(ctx, expansionName, p.opt.ExpandTimeout+p.opt.GraphTimeout, func(ctx context.Context) (int, error) {
+			if combined {
+				return p.runRetrieve(ctx, rt, s, e)
+			}
 			return p.runExpansion(ctx, s.q, s.keys, e)
 		})
 	}()
 	return e
+}
+
+// runRetrieve asks kg once for the match, the expansion and the match of the
+// related entities used; the match goes to the graph retriever. When kg used other
+// related entities than exploration selects (it should not), their chunks are
+// asked for separately.
+func (p *Pipeline) runRetrieve(ctx context.Context, rt Retriever, s *search, e *expansion) (int, error) {
+	res, err := rt.Retrieve(ctx, kgapi.RetrieveRequest{Entities: s.keys, Limit: p.opt.Candidates,
+		Expand: &kgapi.RetrieveExpand{MaxHops: p.opt.ExpandHops, Limit: 4 * p.opt.ExpandLimit,
+			MinConfidence: p.opt.ExpandMinConfidence, Use: p.opt.ExpandLimit}})
+	if err == nil && res.Expand == nil {
+		err = errors.New("kg retrieve answered without the expansion")
+	}
+	if err != nil {
+		e.graphErr = err
+	} else {
+		e.graph = &res.Match
+	}
+	close(e.graphReady)
+	if err != nil {
+		return 0, err
+	}
+	e.expanded = res.Expand
+	used := p.exploration(&e.explored, s.q, res.Expand)
+	if len(used) == 0 {
+		return 0, nil
+	}
+	m := res.ExpandMatch
+	if m == nil || !slices.Equal(used, res.Used) {
+		if m, err = p.kg.Match(ctx, kgapi.MatchRequest{Entities: used, Limit: p.opt.Candidates}); err != nil {
+			return 0, err
+		}
+	}
+	e.match = m
+	return len(m.Chunks), nil
 }
 
 func (p *Pipeline) runExpansion(ctx context.Context, q queryparse.Query, keys []string, e *expansion) (int, error) {

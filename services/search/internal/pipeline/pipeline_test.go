@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 	"github.com/kgsearch/kgsearch/pkg/store"
@@ -449,5 +450,42 @@ func TestSuggestionsSkipBoilerplate(t *testing.T) {
 	}
 	if !contains(resp.SuggestedQueries, "network programming servers sockets") {
 		t.Errorf("suggestions: got %v, want the co-occurring term sockets", resp.SuggestedQueries)
+	}
+}
+
+// matchExpandOnly is a kg client without Retrieve: the pipeline then asks match,
+// expand and match separately.
+type matchExpandOnly struct{ pipeline.Graph }
+
+// TestOneRoundTripToKG: with a kg client that has Retrieve, a search with
+// expansion asks kg once, and answers what the three separate calls give.
+func TestOneRoundTripToKG(t *testing.T) {
+	one := searchtest.New(t, searchtest.Options{})
+	three := searchtest.New(t, searchtest.Options{Graph: func(kg pipeline.Graph) pipeline.Graph { return matchExpandOnly{kg} }})
+	one.Add(t, corpus()...)
+	three.Add(t, corpus()...)
+	usedSome := false
+	for _, q := range []string{"PostgreSQL streaming replication standby", "postgresql", "Redis persistence", "Kubernetes pods"} {
+		req := pipeline.Request{Query: q, Expand: true, Explain: true, K: 10}
+		n1, n3 := one.KG.Requests(), three.KG.Requests()
+		got, want := search(t, one, req), search(t, three, req)
+		n1, n3 = one.KG.Requests()-n1, three.KG.Requests()-n3
+		// Retrieve replaces match, expand and (when related entities are used)
+		// their match; other kg calls (feedback) are the same either way.
+		saved := int64(1)
+		if got.Exploration.ExpandedEntityCount > 0 {
+			saved, usedSome = 2, true
+		}
+		if len(got.Query.Entities) > 0 && n3-n1 != saved {
+			t.Errorf("%q: %d kg requests with Retrieve, %d without; want %d fewer", q, n1, n3, saved)
+		}
+		ignore := cmp.Options{cmpopts.IgnoreFields(pipeline.Response{}, "TotalTimeMS", "PhaseMS", "Tokens"), // timings (and their digits in the token counts)
+			cmpopts.IgnoreFields(pipeline.RetrieverInfo{}, "TookMS")}
+		if d := cmp.Diff(want, got, ignore, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%q: response (-three calls +one call):\n%s", q, d)
+		}
+	}
+	if !usedSome {
+		t.Errorf("no query used a related entity: the expansion's match went untested")
 	}
 }

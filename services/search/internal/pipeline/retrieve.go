@@ -127,6 +127,19 @@ func (p *Pipeline) retrieveVector(ctx context.Context, s *search) (int, error) {
 }
 
 func (p *Pipeline) retrieveGraph(ctx context.Context, s *search) (int, error) {
+	if e := s.exp; e != nil && e.graphReady != nil {
+		// The expansion's Retrieve call brings the match too (one round trip).
+		select {
+		case <-e.graphReady:
+		case <-ctx.Done():
+			return 0, fmt.Errorf("kg retrieve: %w", ctx.Err())
+		}
+		if e.graphErr != nil {
+			return 0, e.graphErr
+		}
+		s.match = e.graph
+		return len(e.graph.Chunks), nil
+	}
 	m, err := p.kg.Match(ctx, kgapi.MatchRequest{Entities: s.keys, Limit: p.opt.Candidates})
 	if err != nil {
 		return 0, err
