@@ -462,8 +462,14 @@ type matchExpandOnly struct{ pipeline.Graph }
 func TestOneRoundTripToKG(t *testing.T) {
 	one := searchtest.New(t, searchtest.Options{})
 	three := searchtest.New(t, searchtest.Options{Graph: func(kg pipeline.Graph) pipeline.Graph { return matchExpandOnly{kg} }})
-	one.Add(t, corpus()...)
-	three.Add(t, corpus()...)
+	for _, e := range []*searchtest.Env{one, three} {
+		e.Add(t, corpus()...)
+		pg, redis := e.Finder.Query("postgresql"), e.Finder.Query("redis")
+		if len(pg) != 1 || len(redis) != 1 {
+			t.Fatalf("finder: postgresql → %+v, redis → %+v; want one entity each", pg, redis)
+		}
+		e.KG.AddRelation(pg[0].ID, "ALTERNATIVE_TO", redis[0].ID, 0.8)
+	}
 	usedSome := false
 	for _, q := range []string{"PostgreSQL streaming replication standby", "postgresql", "Redis persistence", "Kubernetes pods"} {
 		req := pipeline.Request{Query: q, Expand: true, Explain: true, K: 10}
