@@ -3,7 +3,6 @@ package httpserver
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,8 +31,21 @@ type Config struct {
 	IdleTimeout   time.Duration
 	ShutdownGrace time.Duration // time in-flight requests get on SIGTERM
 	MaxBodyBytes  int64         // request body limit
-	APIKeys       []string      // when non-empty, mutating requests need "Authorization: Bearer <key>"
-	ReadyTimeout  time.Duration // per /readyz probe
+	// APIKeys, when non-empty, are the keys requests on API groups must present as
+	// "Authorization: Bearer <key>" (KGS_API_KEYS).
+	APIKeys []string
+	// PublicReads lets GET and HEAD requests on API groups through without a key
+	// (search's KGS_PUBLIC_SEARCH); writes still need one.
+	PublicReads bool
+	// AllowNoAuth lets the service listen on a non-loopback address without API keys
+	// (KGS_ALLOW_NO_AUTH); without it Validate and Run refuse. See CheckExposure.
+	AllowNoAuth bool
+	// Limits rate-limit routes per API key and per client address (429 + Retry-After).
+	Limits []RouteLimit
+	// TrustedProxies are the peers whose X-Forwarded-For names the client address
+	// for rate limiting (KGS_TRUSTED_PROXIES); any other peer is the client itself.
+	TrustedProxies []netip.Prefix
+	ReadyTimeout   time.Duration // per /readyz probe
 }
 
 // Defaults fills zero fields with sane defaults.
@@ -76,7 +89,14 @@ func (c Config) Validate() error {
 			return fmt.Errorf("api_keys[%d]: keys must be at least 16 characters", i)
 		}
 	}
-	return nil
+	for _, l := range c.Limits {
+		for _, r := range []Rate{l.PerKey, l.PerAddr} {
+			if r.Enabled() && r.Burst < 1 {
+				return fmt.Errorf("limits: %s: burst must be at least 1", l.Name)
+			}
+		}
+	}
+	return CheckExposure(c.Addr, c.APIKeys, c.AllowNoAuth)
 }
 
 // ReadyCheck reports whether one dependency is usable.
@@ -96,13 +116,15 @@ type Server struct {
 	order   []string
 	reqs    *prometheus.CounterVec
 	latency *prometheus.HistogramVec
+	limits  *limiters
 }
 
 // New builds a server for the named service. Routes are added on Engine() or API().
 func New(name string, cfg Config, logger *slog.Logger) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	cfg = cfg.Defaults()
-	s := &Server{cfg: cfg, name: name, log: logger, engine: gin.New(), reg: prometheus.NewRegistry(), checks: map[string]ReadyCheck{}, info: map[string]bool{}}
+	s := &Server{cfg: cfg, name: name, log: logger, engine: gin.New(), reg: prometheus.NewRegistry(), checks: map[string]ReadyCheck{}, info: map[string]bool{},
+		limits: newLimiters(cfg.Limits)}
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.reqs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "kgsearch", Subsystem: name, Name: "http_requests_total", Help: "HTTP requests by route, method and status.",
@@ -114,7 +136,7 @@ func New(name string, cfg Config, logger *slog.Logger) *Server {
 	s.reg.MustRegister(s.reqs, s.latency)
 	s.engine.ContextWithFallback = true
 	s.engine.HandleMethodNotAllowed = true
-	s.engine.Use(s.requestID, s.recover, s.accessLog, s.limitBody)
+	s.engine.Use(s.requestID, s.recover, s.accessLog, s.limitBody, s.rateLimit)
 	s.engine.NoRoute(func(c *gin.Context) {
 		s.writeError(c, &Error{Status: http.StatusNotFound, Title: "not found", Detail: "no such endpoint: " + c.Request.Method + " " + c.Request.URL.Path})
 	})
@@ -130,9 +152,26 @@ func New(name string, cfg Config, logger *slog.Logger) *Server {
 // Engine is the gin engine, for routes that need no API key.
 func (s *Server) Engine() *gin.Engine { return s.engine }
 
-// API returns a route group under prefix whose mutating methods require an API key
-// when keys are configured.
+// API returns a route group under prefix whose requests need an API key when keys are
+// configured: every method, or only writes (not GET, HEAD, OPTIONS) when PublicReads.
+// Routes on Engine() need no key.
 func (s *Server) API(prefix string) *gin.RouterGroup { return s.engine.Group(prefix, s.auth) }
+
+// Config is the server's configuration, defaults filled in.
+func (s *Server) Config() Config { return s.cfg }
+
+// checkExposure refuses a non-loopback address without keys (CheckExposure) and
+// warns loudly when the operator opted out with KGS_ALLOW_NO_AUTH.
+func (s *Server) checkExposure() error {
+	if err := CheckExposure(s.cfg.Addr, s.cfg.APIKeys, s.cfg.AllowNoAuth); err != nil {
+		return err
+	}
+	if len(s.cfg.APIKeys) == 0 && !IsLoopback(s.cfg.Addr) {
+		s.log.Warn("SERVING WITHOUT API KEYS ON A NON-LOOPBACK ADDRESS: anyone who can reach it may use every endpoint (KGS_ALLOW_NO_AUTH is set)",
+			"service", s.name, "addr", s.cfg.Addr)
+	}
+	return nil
+}
 
 // Registry is the service's Prometheus registry, for its own metrics.
 func (s *Server) Registry() *prometheus.Registry { return s.reg }
@@ -313,28 +352,27 @@ func (s *Server) auth(c *gin.Context) {
 		c.Next()
 		return
 	}
-	switch c.Request.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	if s.cfg.PublicReads {
+		switch c.Request.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			c.Next()
+			return
+		}
+	}
+	if _, ok := s.keyIndex(c.Request); ok {
 		c.Next()
 		return
 	}
-	h := c.GetHeader("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	if ok {
-		for _, k := range s.cfg.APIKeys {
-			if subtle.ConstantTimeCompare([]byte(tok), []byte(k)) == 1 {
-				c.Next()
-				return
-			}
-		}
-	}
 	c.Header("WWW-Authenticate", `Bearer realm="kgsearch"`)
-	s.writeError(c, &Error{Status: http.StatusUnauthorized, Title: "unauthorized", Detail: "this endpoint needs the header Authorization: Bearer <api key>"})
+	s.writeError(c, &Error{Status: http.StatusUnauthorized, Title: "unauthorized", Detail: "this endpoint needs the header Authorization: Bearer <api key> (a key from the server's KGS_API_KEYS)"})
 }
 
 // Run serves until ctx is cancelled, then marks the service not ready and shuts down
 // gracefully within ShutdownGrace.
 func (s *Server) Run(ctx context.Context) error {
+	if err := s.checkExposure(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)

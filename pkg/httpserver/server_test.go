@@ -109,26 +109,42 @@ func TestBodyLimit(t *testing.T) {
 
 func TestAPIKeys(t *testing.T) {
 	key := "0123456789abcdef-key"
-	s := newTestServer(t, Config{APIKeys: []string{key}})
 	tests := []struct {
 		name, method, path, auth string
+		publicReads              bool
 		want                     int
 	}{
-		{"read needs no key", "GET", "/api/v1/bad", "", 400},
-		{"write without key", "POST", "/api/v1/echo", "", 401},
-		{"write with wrong key", "POST", "/api/v1/echo", "Bearer nope", 401},
-		{"write with key", "POST", "/api/v1/echo", "Bearer " + key, 200},
+		{"read without key", "GET", "/api/v1/bad", "", false, 401},
+		{"read with key", "GET", "/api/v1/bad", "Bearer " + key, false, 400},
+		{"public read without key", "GET", "/api/v1/bad", "", true, 400},
+		{"write without key", "POST", "/api/v1/echo", "", false, 401},
+		{"public reads, write without key", "POST", "/api/v1/echo", "", true, 401},
+		{"write with wrong key", "POST", "/api/v1/echo", "Bearer nope", false, 401},
+		{"write with key as basic", "POST", "/api/v1/echo", "Basic " + key, false, 401},
+		{"write with key", "POST", "/api/v1/echo", "Bearer " + key, false, 200},
+		{"public reads, write with key", "POST", "/api/v1/echo", "Bearer " + key, true, 200},
+		{"health needs no key", "GET", "/healthz", "", false, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t, Config{APIKeys: []string{key}, PublicReads: tt.publicReads})
 			hdr := map[string]string{}
 			if tt.auth != "" {
 				hdr["Authorization"] = tt.auth
 			}
-			if rec := do(t, s, tt.method, tt.path, "x", hdr); rec.Code != tt.want {
-				t.Errorf("got %d, want %d", rec.Code, tt.want)
+			rec := do(t, s, tt.method, tt.path, "x", hdr)
+			if rec.Code != tt.want {
+				t.Fatalf("got %d, want %d", rec.Code, tt.want)
+			}
+			if rec.Code == 401 && !strings.Contains(problem(t, rec).Detail, "KGS_API_KEYS") {
+				t.Errorf("401 detail does not name KGS_API_KEYS: %s", rec.Body)
 			}
 		})
+	}
+	// Without keys (a loopback service) everything is open.
+	s := newTestServer(t, Config{})
+	if rec := do(t, s, "POST", "/api/v1/echo", "x", nil); rec.Code != 200 {
+		t.Errorf("no keys configured: write got %d, want 200", rec.Code)
 	}
 }
 
@@ -187,6 +203,11 @@ func TestConfigValidate(t *testing.T) {
 		{"no port", Config{Addr: "localhost"}, "addr"},
 		{"bad port", Config{Addr: ":99999"}, "addr"},
 		{"short key", Config{Addr: ":1", APIKeys: []string{"short"}}, "api_keys[0]"},
+		{"open on every interface", Config{Addr: ":8080"}, "refusing to start"},
+		{"open on 0.0.0.0", Config{Addr: "0.0.0.0:8080"}, "refusing to start"},
+		{"keys on 0.0.0.0", Config{Addr: "0.0.0.0:8080", APIKeys: []string{"0123456789abcdef"}}, ""},
+		{"opt-out on 0.0.0.0", Config{Addr: "0.0.0.0:8080", AllowNoAuth: true}, ""},
+		{"zero burst", Config{Addr: "127.0.0.1:1", Limits: []RouteLimit{{Name: "x", PerAddr: Rate{PerSecond: 1}}}}, "limits"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,43 @@
+package httpserver
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+)
+
+// ErrNoAPIKeys is the refusal to serve on a non-loopback address without API keys.
+var ErrNoAPIKeys = errors.New("refusing to start: the listen address is reachable from other machines " +
+	"and no API keys are configured; set KGS_API_KEYS (comma-separated keys of at least 16 characters), " +
+	"bind a loopback address such as 127.0.0.1, or set KGS_ALLOW_NO_AUTH=1 to serve without keys on purpose")
+
+// IsLoopback reports whether a listen address (host:port) accepts connections from
+// this machine only: a host in 127.0.0.0/8, ::1 or "localhost". An empty host, an
+// unspecified address (0.0.0.0, ::), any other IP and any other name are not
+// loopback: the service would be reachable from the network.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	return ip.Unmap().IsLoopback()
+}
+
+// CheckExposure is the one start-up rule every service applies: a service listening
+// on a non-loopback address needs API keys unless the operator opted out explicitly
+// (allowNoAuth, KGS_ALLOW_NO_AUTH). It returns an error naming KGS_API_KEYS.
+func CheckExposure(addr string, keys []string, allowNoAuth bool) error {
+	if len(keys) > 0 || allowNoAuth || IsLoopback(addr) {
+		return nil
+	}
+	return fmt.Errorf("%w (listen address %q)", ErrNoAPIKeys, addr)
+}

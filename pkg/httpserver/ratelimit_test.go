@@ -1,0 +1,221 @@
+package httpserver
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+func TestParseRate(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Rate
+		bad  bool
+	}{
+		{in: "5/s", want: Rate{PerSecond: 5, Burst: 5}},
+		{in: "5/s burst 20", want: Rate{PerSecond: 5, Burst: 20}},
+		{in: "30/m", want: Rate{PerSecond: 0.5, Burst: 30}},
+		{in: "36/h burst 2", want: Rate{PerSecond: 0.01, Burst: 2}},
+		{in: "0.5/s", want: Rate{PerSecond: 0.5, Burst: 1}},
+		{in: "0", want: Rate{}},
+		{in: "off", want: Rate{}},
+		{in: "5", bad: true},
+		{in: "5/d", bad: true},
+		{in: "-1/s", bad: true},
+		{in: "x/s", bad: true},
+		{in: "5/s burst 0", bad: true},
+		{in: "5/s burst many", bad: true},
+	}
+	for _, tt := range tests {
+		got, err := ParseRate(tt.in)
+		if tt.bad {
+			if err == nil {
+				t.Errorf("ParseRate(%q) = %+v, want an error", tt.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseRate(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+		if back, err := ParseRate(got.String()); err != nil || (got.Enabled() && back.Burst != got.Burst) {
+			t.Errorf("ParseRate(%q.String() = %q) = %+v, %v", tt.in, got.String(), back, err)
+		}
+	}
+}
+
+const limitKey = "0123456789abcdef-limit"
+
+// limitedServer limits GET /api/v1/search to 2 requests per address and 3 per key,
+// refilling at 1 per minute, with a clock the test moves.
+func limitedServer(t *testing.T, trusted ...netip.Prefix) (*Server, *time.Time) {
+	t.Helper()
+	s := New("test", Config{Addr: "127.0.0.1:0", APIKeys: []string{limitKey}, PublicReads: true, TrustedProxies: trusted,
+		Limits: []RouteLimit{{Name: "searches", Routes: []string{"GET /api/v1/search"},
+			PerAddr: Rate{PerSecond: 1.0 / 60, Burst: 2}, PerKey: Rate{PerSecond: 1.0 / 60, Burst: 3}}},
+	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s.API("/api/v1").GET("/search", func(c *gin.Context) { c.String(200, "ok") })
+	s.API("/api/v1").GET("/other", func(c *gin.Context) { c.String(200, "ok") })
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.limits.now = func() time.Time { return now }
+	return s, &now
+}
+
+func get(s *Server, path, peer, key string, hdr ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest("GET", path, nil)
+	req.RemoteAddr = peer
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Add(hdr[i], hdr[i+1])
+	}
+	rec := httptest.NewRecorder()
+	s.Engine().ServeHTTP(rec, req)
+	return rec
+}
+
+func TestRateLimitBurst(t *testing.T) {
+	s, now := limitedServer(t)
+	// Under the limit: every request is served.
+	for i := range 2 {
+		if rec := get(s, "/api/v1/search", "192.0.2.1:5000", ""); rec.Code != 200 {
+			t.Fatalf("request %d under the limit: got %d", i+1, rec.Code)
+		}
+	}
+	// Over it: 429 problem+json with Retry-After.
+	rec := get(s, "/api/v1/search", "192.0.2.1:5001", "")
+	if rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("request over the limit: got %d, want 429", rec.Code)
+	}
+	p := problem(t, rec)
+	ra, err := strconv.Atoi(rec.Header().Get("Retry-After"))
+	if err != nil || ra < 1 || ra > 60 {
+		t.Errorf("Retry-After %q: want 1..60 seconds", rec.Header().Get("Retry-After"))
+	}
+	if !strings.Contains(p.Detail, "searches") || !strings.Contains(p.Detail, "client address") {
+		t.Errorf("detail %q does not say which limit", p.Detail)
+	}
+	// Unlimited routes are not affected.
+	if rec := get(s, "/api/v1/other", "192.0.2.1:5000", ""); rec.Code != 200 {
+		t.Errorf("unlimited route: got %d", rec.Code)
+	}
+	// After Retry-After the bucket has a token again.
+	*now = now.Add(time.Duration(ra) * time.Second)
+	if rec := get(s, "/api/v1/search", "192.0.2.1:5000", ""); rec.Code != 200 {
+		t.Errorf("after Retry-After: got %d, want 200", rec.Code)
+	}
+}
+
+func TestRateLimitUnderTheLimit(t *testing.T) {
+	s, now := limitedServer(t)
+	// One request a minute, the refill rate, is never refused.
+	for i := range 50 {
+		if rec := get(s, "/api/v1/search", "192.0.2.1:5000", ""); rec.Code != 200 {
+			t.Fatalf("request %d at the refill rate: got %d", i+1, rec.Code)
+		}
+		*now = now.Add(time.Minute)
+	}
+}
+
+func TestRateLimitKeysAndAddressesIndependent(t *testing.T) {
+	s, _ := limitedServer(t)
+	for range 2 {
+		get(s, "/api/v1/search", "192.0.2.1:1", "")
+	}
+	if rec := get(s, "/api/v1/search", "192.0.2.1:1", ""); rec.Code != 429 {
+		t.Fatalf("address A exhausted: got %d, want 429", rec.Code)
+	}
+	if rec := get(s, "/api/v1/search", "192.0.2.2:1", ""); rec.Code != 200 {
+		t.Fatalf("address B: got %d, want 200", rec.Code)
+	}
+	// A key from the exhausted address has its own bucket (3 tokens).
+	for i := range 3 {
+		if rec := get(s, "/api/v1/search", "192.0.2.1:1", limitKey); rec.Code != 200 {
+			t.Fatalf("key request %d from exhausted address: got %d, want 200", i+1, rec.Code)
+		}
+	}
+	// The key is exhausted from any address; a fresh address without a key is not.
+	rec := get(s, "/api/v1/search", "192.0.2.3:1", limitKey)
+	if rec.Code != 429 || !strings.Contains(problem(t, rec).Detail, "API key") {
+		t.Fatalf("key exhausted: got %d %s, want 429 naming the API key", rec.Code, rec.Body)
+	}
+	if rec := get(s, "/api/v1/search", "192.0.2.3:1", ""); rec.Code != 200 {
+		t.Fatalf("fresh address without key: got %d, want 200", rec.Code)
+	}
+	// A wrong key counts as no key: address bucket.
+	if rec := get(s, "/api/v1/search", "192.0.2.3:1", "wrong-key-wrong-key"); rec.Code != 200 {
+		t.Fatalf("wrong key, address with a token left: got %d, want 200", rec.Code)
+	}
+	if rec := get(s, "/api/v1/search", "192.0.2.3:1", "wrong-key-wrong-key"); rec.Code != 429 {
+		t.Fatalf("wrong key, address exhausted: got %d, want 429", rec.Code)
+	}
+}
+
+func TestRateLimitForwardedFor(t *testing.T) {
+	// Without trusted proxies X-Forwarded-For is ignored: a client cannot pick a
+	// fresh bucket by sending a new header each time.
+	s, _ := limitedServer(t)
+	for i := range 3 {
+		rec := get(s, "/api/v1/search", "192.0.2.1:1", "", "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i))
+		if want := map[bool]int{true: 429, false: 200}[i == 2]; rec.Code != want {
+			t.Fatalf("spoofed X-Forwarded-For request %d: got %d, want %d", i+1, rec.Code, want)
+		}
+	}
+	// Behind a trusted proxy each forwarded client has its own bucket; the
+	// rightmost untrusted hop is the client, whatever the client put before it.
+	s, _ = limitedServer(t, netip.MustParsePrefix("10.0.0.0/8"))
+	for i := range 2 {
+		rec := get(s, "/api/v1/search", "10.0.0.5:1", "", "X-Forwarded-For", fmt.Sprintf("198.51.100.%d, 203.0.113.7, 10.0.0.9", i))
+		if rec.Code != 200 {
+			t.Fatalf("forwarded request %d: got %d", i+1, rec.Code)
+		}
+	}
+	if rec := get(s, "/api/v1/search", "10.0.0.5:1", "", "X-Forwarded-For", "203.0.113.7"); rec.Code != 429 {
+		t.Fatalf("client 203.0.113.7 exhausted: got %d, want 429", rec.Code)
+	}
+	if rec := get(s, "/api/v1/search", "10.0.0.5:1", "", "X-Forwarded-For", "203.0.113.8"); rec.Code != 200 {
+		t.Fatalf("another forwarded client: got %d, want 200", rec.Code)
+	}
+}
+
+func TestRateLimitInProcessNotLimited(t *testing.T) {
+	s, _ := limitedServer(t)
+	for i := range 5 {
+		if rec := get(s, "/api/v1/search", "", ""); rec.Code != 200 {
+			t.Fatalf("in-process request %d (no peer): got %d", i+1, rec.Code)
+		}
+	}
+}
+
+func TestRateLimitBoundedMemory(t *testing.T) {
+	b := newBuckets(Rate{PerSecond: 1, Burst: 2})
+	b.max = 100
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 1000 {
+		b.take(fmt.Sprintf("addr-%d", i), now)
+	}
+	if n := b.size(); n > 100 {
+		t.Fatalf("buckets after 1000 addresses with max 100: %d", n)
+	}
+	// Idle buckets (refilled after 2 s) are swept within a minute of activity.
+	now = now.Add(2 * time.Minute)
+	b.take("fresh", now)
+	if n := b.size(); n != 1 {
+		t.Fatalf("buckets after the idle sweep: %d, want 1", n)
+	}
+	// A busy bucket is not forgotten by the sweep: it stays limited.
+	b.take("busy", now)
+	b.take("busy", now)
+	if _, ok := b.take("busy", now); ok {
+		t.Fatal("busy bucket: third request in the same instant allowed")
+	}
+}
