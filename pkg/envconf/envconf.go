@@ -155,6 +155,18 @@ func (r *Reader) LogLevel(key string, def slog.Level) slog.Level {
 	return l
 }
 
+// Parse hands a set value to parse, which stores it; a parse error is recorded
+// naming the variable. An unset or empty variable leaves the default alone.
+func (r *Reader) Parse(key string, parse func(string) error) {
+	v, ok := r.get(key)
+	if !ok {
+		return
+	}
+	if err := parse(v); err != nil {
+		r.fail(key, v, err.Error())
+	}
+}
+
 // Secret reads a value from KEY, or from the file named by KEY_FILE.
 func (r *Reader) Secret(key string) string {
 	if v, ok := r.get(key); ok {

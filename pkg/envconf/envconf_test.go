@@ -1,6 +1,7 @@
 package envconf
 
 import (
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -77,5 +78,29 @@ func TestFromFunc(t *testing.T) {
 	r.Int("BAD", 0)
 	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "BAD") {
 		t.Errorf("Err: got %v, want an error naming BAD", err)
+	}
+}
+
+func TestParse(t *testing.T) {
+	r := FromMap(map[string]string{"P_OK": "7", "P_BAD": "x"})
+	got := "default"
+	parse := func(v string) error {
+		if v == "x" {
+			return errors.New("want a digit")
+		}
+		got = v
+		return nil
+	}
+	r.Parse("P_MISSING", parse)
+	if got != "default" {
+		t.Fatalf("unset variable changed the value to %q", got)
+	}
+	r.Parse("P_OK", parse)
+	if got != "7" || r.Err() != nil {
+		t.Fatalf("P_OK: got %q, err %v", got, r.Err())
+	}
+	r.Parse("P_BAD", parse)
+	if err := r.Err(); err == nil || !strings.Contains(err.Error(), `P_BAD="x": want a digit`) {
+		t.Fatalf("P_BAD: got %v, want an error naming the variable", err)
 	}
 }

@@ -205,7 +205,10 @@ func newLimiters(ls []RouteLimit) *limiters {
 
 // rateLimit answers 429 with Retry-After when the request's bucket is empty. A
 // request without a peer address (an in-process call, apiclient.InProcess, made by a
-// handler that was limited itself) is not limited.
+// handler that was limited itself) is not limited, and neither is a request without
+// a valid key from a loopback client: that is this machine (scripts/run.sh, kgs, the
+// evaluation tools). A reverse proxy on the same host must therefore be listed in
+// TrustedProxies, so that the forwarded client is limited instead.
 func (s *Server) rateLimit(c *gin.Context) {
 	rl := s.limits.byRoute[c.Request.Method+" "+c.FullPath()]
 	if rl == nil || c.Request.RemoteAddr == "" {
@@ -218,6 +221,9 @@ func (s *Server) rateLimit(c *gin.Context) {
 		b, id, who = rl.perKey, "key"+strconv.Itoa(k), "API key"
 	} else {
 		b, id, who = rl.perIP, s.clientAddr(c.Request), "client address"
+		if a, err := netip.ParseAddr(id); err == nil && a.IsLoopback() {
+			b = nil
+		}
 	}
 	if b == nil {
 		c.Next()
@@ -284,4 +290,26 @@ func (s *Server) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// ParseProxies reads a comma-separated list of CIDR prefixes or single addresses
+// (KGS_TRUSTED_PROXIES).
+func ParseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an address or CIDR prefix such as 10.0.0.0/8", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }

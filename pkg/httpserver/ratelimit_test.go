@@ -187,12 +187,29 @@ func TestRateLimitForwardedFor(t *testing.T) {
 	}
 }
 
-func TestRateLimitInProcessNotLimited(t *testing.T) {
+func TestRateLimitInProcessAndLoopbackNotLimited(t *testing.T) {
 	s, _ := limitedServer(t)
-	for i := range 5 {
-		if rec := get(s, "/api/v1/search", "", ""); rec.Code != 200 {
-			t.Fatalf("in-process request %d (no peer): got %d", i+1, rec.Code)
+	for _, peer := range []string{"", "127.0.0.1:4000", "[::1]:4000"} {
+		for i := range 5 {
+			if rec := get(s, "/api/v1/search", peer, ""); rec.Code != 200 {
+				t.Fatalf("peer %q request %d: got %d", peer, i+1, rec.Code)
+			}
 		}
+	}
+	// A key is limited even from loopback.
+	for range 3 {
+		get(s, "/api/v1/search", "127.0.0.1:4000", limitKey)
+	}
+	if rec := get(s, "/api/v1/search", "127.0.0.1:4000", limitKey); rec.Code != 429 {
+		t.Fatalf("key from loopback over its limit: got %d, want 429", rec.Code)
+	}
+	// Behind a trusted proxy on this host, the forwarded client is limited.
+	s, _ = limitedServer(t, netip.MustParsePrefix("127.0.0.1/32"))
+	for range 2 {
+		get(s, "/api/v1/search", "127.0.0.1:4000", "", "X-Forwarded-For", "203.0.113.7")
+	}
+	if rec := get(s, "/api/v1/search", "127.0.0.1:4000", "", "X-Forwarded-For", "203.0.113.7"); rec.Code != 429 {
+		t.Fatalf("forwarded client behind a local trusted proxy: got %d, want 429", rec.Code)
 	}
 }
 
@@ -217,5 +234,15 @@ func TestRateLimitBoundedMemory(t *testing.T) {
 	b.take("busy", now)
 	if _, ok := b.take("busy", now); ok {
 		t.Fatal("busy bucket: third request in the same instant allowed")
+	}
+}
+
+func TestParseProxies(t *testing.T) {
+	got, err := ParseProxies("10.0.0.0/8, 192.168.1.7 ,::1")
+	if err != nil || len(got) != 3 || !got[1].Contains(netip.MustParseAddr("192.168.1.7")) || got[1].Contains(netip.MustParseAddr("192.168.1.8")) {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	if _, err := ParseProxies("10.0.0.0/8,proxy.local"); err == nil {
+		t.Fatal("a host name was accepted")
 	}
 }

@@ -71,7 +71,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	pipe := pipeline.New(st, embedder, pipeline.ChunkSplitter{S: splitter}, fmt.Sprintf("%d/%d", cfg.ChunkTokens, cfg.ChunkOverlap))
 
-	srv := httpserver.New("crawler", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys}, logger)
+	srv := httpserver.New("crawler", cfg.HTTP(), logger)
 	copts := canon.DefaultOptions()
 	copts.StripWWW = cfg.StripWWW
 	eng := engine.New(engine.Config{

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/netguard"
 )
 
@@ -21,7 +23,7 @@ type Config struct {
 	MariaDBDSN string   // KGS_MARIADB_DSN
 	KGURL      string   // KGS_KG_URL
 	KGAPIKey   string   // KGS_KG_API_KEY (sent to kg)
-	APIKeys    []string // KGS_API_KEYS (required on our mutating endpoints when set)
+	APIKeys    []string // KGS_API_KEYS: when set, every API request needs a key
 	LogLevel   slog.Level
 
 	UserAgent     string        // CRAWLER_USER_AGENT
@@ -47,7 +49,20 @@ type Config struct {
 
 	OutboxWorkers int           // CRAWLER_OUTBOX_WORKERS (0 disables delivery)
 	OutboxPoll    time.Duration // CRAWLER_OUTBOX_POLL
+
+	// Exposure and limits (see SECURITY.md).
+	AllowNoAuth    bool            // KGS_ALLOW_NO_AUTH: serve a non-loopback address without keys
+	TrustedProxies []netip.Prefix  // KGS_TRUSTED_PROXIES: peers whose X-Forwarded-For is read
+	RatePerAddr    httpserver.Rate // CRAWLER_RATE_PER_ADDR: crawls (and single pages) created per client address
+	RatePerKey     httpserver.Rate // CRAWLER_RATE_PER_KEY: the same per API key
 }
+
+// Rate limit defaults for crawl creation: a crawl is minutes of work, so a person
+// starts a few a minute; a key (the search service's web UI and MCP, kgs) 60.
+var (
+	DefaultRatePerAddr = httpserver.Rate{PerSecond: 6.0 / 60, Burst: 3}
+	DefaultRatePerKey  = httpserver.Rate{PerSecond: 1, Burst: 10}
+)
 
 // Default returns the configuration used when no variable is set.
 func Default() Config {
@@ -73,6 +88,8 @@ func Default() Config {
 		ChunkOverlap:  32,
 		OutboxWorkers: 2,
 		OutboxPoll:    time.Second,
+		RatePerAddr:   DefaultRatePerAddr,
+		RatePerKey:    DefaultRatePerKey,
 	}
 }
 
@@ -105,8 +122,20 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.ChunkOverlap = r.Int("CRAWLER_CHUNK_OVERLAP", c.ChunkOverlap)
 	c.OutboxWorkers = r.Int("CRAWLER_OUTBOX_WORKERS", c.OutboxWorkers)
 	c.OutboxPoll = r.Duration("CRAWLER_OUTBOX_POLL", c.OutboxPoll)
+	c.AllowNoAuth = r.Bool("KGS_ALLOW_NO_AUTH", c.AllowNoAuth)
+	r.Parse("KGS_TRUSTED_PROXIES", func(v string) (err error) { c.TrustedProxies, err = httpserver.ParseProxies(v); return err })
+	r.Parse("CRAWLER_RATE_PER_ADDR", func(v string) (err error) { c.RatePerAddr, err = httpserver.ParseRate(v); return err })
+	r.Parse("CRAWLER_RATE_PER_KEY", func(v string) (err error) { c.RatePerKey, err = httpserver.ParseRate(v); return err })
 	c.Embed = embed.FromEnv(r)
 	return c, r.Err()
+}
+
+// HTTP is the shared server's configuration: keys on every API request, and the
+// rate limits on crawl creation (a crawl and a single page).
+func (c Config) HTTP() httpserver.Config {
+	return httpserver.Config{Addr: c.Addr, APIKeys: c.APIKeys, AllowNoAuth: c.AllowNoAuth, TrustedProxies: c.TrustedProxies,
+		Limits: []httpserver.RouteLimit{{Name: "crawl creation", Routes: []string{"POST /api/v1/crawls", "POST /api/v1/pages"},
+			PerAddr: c.RatePerAddr, PerKey: c.RatePerKey}}}
 }
 
 // Validate rejects unusable values, naming the variable at fault.
@@ -128,6 +157,9 @@ func (c Config) Validate() error {
 		if len(k) < 16 {
 			bad("KGS_API_KEYS", "key %d is shorter than 16 characters", i+1)
 		}
+	}
+	if err := httpserver.CheckExposure(c.Addr, c.APIKeys, c.AllowNoAuth); err != nil {
+		bad("KGS_API_KEYS", "%v; CRAWLER_ADDR=%q", err, c.Addr)
 	}
 	if strings.TrimSpace(c.UserAgent) == "" || strings.ContainsAny(c.UserAgent, "\r\n") {
 		bad("CRAWLER_USER_AGENT", "must be one non-empty line")

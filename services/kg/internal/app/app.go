@@ -71,7 +71,7 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 		logger.Warn("neo4j not reachable yet", "uri", cfg.Neo4jURI, "err", err)
 	}
 	cancel()
-	srv := httpserver.New("kg", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys, MaxBodyBytes: cfg.MaxBodyBytes}, logger)
+	srv := httpserver.New("kg", cfg.HTTP(), logger)
 	profiles := profile.New()
 	var access projection.Backend = st
 	var follower *projection.Follower

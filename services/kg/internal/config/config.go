@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/envconf"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 )
 
 // Config is everything the kg service needs to start.
@@ -26,7 +27,8 @@ type Config struct {
 	Neo4jDatabase string        // KGS_NEO4J_DATABASE (empty: the server's default)
 	Neo4jRetry    time.Duration // KG_NEO4J_RETRY: how long the driver retries a transaction
 	GraphTimeout  time.Duration // KG_GRAPH_TIMEOUT: graph work of one request
-	APIKeys       []string      // KGS_API_KEYS: required on POST/DELETE when set
+	APIKeys       []string      // KGS_API_KEYS: when set, every API request needs a key
+	AllowNoAuth   bool          // KGS_ALLOW_NO_AUTH: serve a non-loopback address without keys
 	LogLevel      slog.Level
 
 	MaxBodyBytes  int64 // KG_MAX_BODY_BYTES: request body limit
@@ -97,6 +99,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.Neo4jRetry = r.Duration("KG_NEO4J_RETRY", c.Neo4jRetry)
 	c.GraphTimeout = r.Duration("KG_GRAPH_TIMEOUT", c.GraphTimeout)
 	c.APIKeys = r.List("KGS_API_KEYS", nil)
+	c.AllowNoAuth = r.Bool("KGS_ALLOW_NO_AUTH", c.AllowNoAuth)
 	c.LogLevel = r.LogLevel("KGS_LOG_LEVEL", c.LogLevel)
 	c.MaxBodyBytes = r.Int64("KG_MAX_BODY_BYTES", c.MaxBodyBytes)
 	c.MaxChunkBytes = r.Int("KG_MAX_CHUNK_BYTES", c.MaxChunkBytes)
@@ -123,6 +126,12 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 		errs = append(errs, err)
 	}
 	return c, errors.Join(errs...)
+}
+
+// HTTP is the shared server's configuration: with keys, every API request (ingest,
+// delete, and the reads search makes) needs one.
+func (c Config) HTTP() httpserver.Config {
+	return httpserver.Config{Addr: c.Addr, APIKeys: c.APIKeys, AllowNoAuth: c.AllowNoAuth, MaxBodyBytes: c.MaxBodyBytes}
 }
 
 // Validate rejects unusable values, naming the variable at fault. It reports
@@ -159,6 +168,9 @@ func (c Config) Validate() error {
 		if len(k) < 16 {
 			bad("KGS_API_KEYS", "key %d is shorter than 16 characters", i+1)
 		}
+	}
+	if err := httpserver.CheckExposure(c.Addr, c.APIKeys, c.AllowNoAuth); err != nil {
+		bad("KGS_API_KEYS", "%v; KG_ADDR=%q", err, c.Addr)
 	}
 	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 1<<30 {
 		bad("KG_MAX_BODY_BYTES", "%d is outside 1024..1073741824", c.MaxBodyBytes)

@@ -84,15 +84,16 @@ func New(srv *httpserver.Server, d Deps) *API {
 	return &API{srv: srv, d: d}
 }
 
-// Register adds the routes. Searches are reads and need no API key; the admin reindex
-// is mounted on the API group, which asks for one when KGS_API_KEYS is set.
+// Register adds the routes, all on the API group: when KGS_API_KEYS is set every
+// request needs a key, except GET searches, suggestions and status when the operator
+// made searches public (KGS_PUBLIC_SEARCH). A POST search and the reindex always do.
 func (a *API) Register() {
-	e := a.srv.Engine()
-	e.GET("/api/v1/search", a.srv.Handle(a.searchGET))
-	e.POST("/api/v1/search", a.srv.Handle(a.searchPOST))
-	e.GET("/api/v1/suggest", a.srv.Handle(a.suggest))
-	e.GET("/api/v1/status", a.srv.Handle(a.status))
-	a.srv.API("/api/v1/admin").POST("/reindex", a.srv.Handle(a.reindex))
+	g := a.srv.API("/api/v1")
+	g.GET("/search", a.srv.Handle(a.searchGET))
+	g.POST("/search", a.srv.Handle(a.searchPOST))
+	g.GET("/suggest", a.srv.Handle(a.suggest))
+	g.GET("/status", a.srv.Handle(a.status))
+	g.POST("/admin/reindex", a.srv.Handle(a.reindex))
 }
 
 func (a *API) searchGET(c *gin.Context) error {

@@ -65,7 +65,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	defer ix.Close()
 
-	srv := httpserver.New("search", httpserver.Config{Addr: cfg.Addr, APIKeys: cfg.APIKeys}, logger)
+	srv := httpserver.New("search", cfg.HTTP(), logger)
 	lag := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "kgsearch", Subsystem: "search", Name: "index_lag",
 		Help: "Changes in the store not yet applied to the BM25 index (store seq - index watermark)."})
 	srv.Registry().MustRegister(lag)
@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	pages, err := web.New(web.Deps{Search: pipe, Chunks: st, Docs: idx, Graph: kg,
-		Crawler: web.NewCrawler(cfg.CrawlerURL, cfg.CrawlerAPIKey), APIKeys: cfg.APIKeys, Logger: logger})
+		Crawler: web.NewCrawler(cfg.CrawlerURL, cfg.CrawlerAPIKey), APIKeys: cfg.APIKeys, PrivateReads: !cfg.PublicSearch, Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -22,10 +22,17 @@ func MountMCP(srv *httpserver.Server, graph mcpserver.Graph, crawler mcpserver.C
 	}
 }
 
-// mcpDeps are the MCP tools' services as the search service sees them.
+// mcpDeps are the MCP tools' services as the search service sees them. The in-process
+// search client presents one of the server's own keys: the MCP request was checked
+// already, and searches need a key unless KGS_PUBLIC_SEARCH. In-process calls have
+// no peer address, so they are not rate-limited twice (the /mcp request was).
 func mcpDeps(srv *httpserver.Server, graph mcpserver.Graph, crawler mcpserver.Crawler, logger *slog.Logger) mcpserver.Deps {
+	key := ""
+	if keys := srv.Config().APIKeys; len(keys) > 0 {
+		key = keys[0]
+	}
 	return mcpserver.Deps{
-		Search:  apiclient.NewSearch("http://search.in-process", apiclient.InProcess(srv.Engine()), ""),
+		Search:  apiclient.NewSearch("http://search.in-process", apiclient.InProcess(srv.Engine()), key),
 		Crawler: crawler,
 		Graph:   graph,
 		Logger:  logger,

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 )
 
@@ -22,7 +24,7 @@ type Config struct {
 	MariaDBDSN string   // KGS_MARIADB_DSN
 	KGURL      string   // KGS_KG_URL
 	KGAPIKey   string   // KGS_KG_API_KEY (sent to kg)
-	APIKeys    []string // KGS_API_KEYS (required on POST /api/v1/admin/reindex when set)
+	APIKeys    []string // KGS_API_KEYS: when set, every API request and /mcp need a key
 	IndexDir   string   // SEARCH_INDEX_DIR
 	LogLevel   slog.Level
 
@@ -46,7 +48,23 @@ type Config struct {
 	GazetteerLimit   int           // SEARCH_GAZETTEER_LIMIT
 	EfSearch         int           // SEARCH_EF_SEARCH: HNSW ef_search (0: the store's default)
 	Embed            embed.Config  // KGS_EMBED_*
+
+	// Exposure and limits (see SECURITY.md).
+	AllowNoAuth      bool            // KGS_ALLOW_NO_AUTH: serve a non-loopback address without keys
+	PublicSearch     bool            // KGS_PUBLIC_SEARCH: GET searches (API, web) need no key
+	TrustedProxies   []netip.Prefix  // KGS_TRUSTED_PROXIES: peers whose X-Forwarded-For is read
+	RatePerAddr      httpserver.Rate // SEARCH_RATE_PER_ADDR: searches per client address
+	RatePerKey       httpserver.Rate // SEARCH_RATE_PER_KEY: searches per API key
+	CrawlRatePerAddr httpserver.Rate // SEARCH_CRAWL_RATE_PER_ADDR: crawls started from the web UI per address
 }
+
+// Rate limit defaults: a person searching is far below 5 a second; a burst of 20
+// covers a page of suggestions and retries. A key (a program) gets 20 a second.
+var (
+	DefaultRatePerAddr      = httpserver.Rate{PerSecond: 5, Burst: 20}
+	DefaultRatePerKey       = httpserver.Rate{PerSecond: 20, Burst: 40}
+	DefaultCrawlRatePerAddr = httpserver.Rate{PerSecond: 6.0 / 60, Burst: 3}
+)
 
 // Default returns the configuration used when no variable is set. The search tuning
 // (deadline, timeouts, candidates, expansion) is the pipeline's own defaults.
@@ -71,6 +89,9 @@ func Default() Config {
 		SyncInterval:        time.Second,
 		GazetteerRefresh:    5 * time.Minute,
 		GazetteerLimit:      5000,
+		RatePerAddr:         DefaultRatePerAddr,
+		RatePerKey:          DefaultRatePerKey,
+		CrawlRatePerAddr:    DefaultCrawlRatePerAddr,
 	}
 }
 
@@ -100,6 +121,12 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.GazetteerRefresh = r.Duration("SEARCH_GAZETTEER_REFRESH", c.GazetteerRefresh)
 	c.GazetteerLimit = r.Int("SEARCH_GAZETTEER_LIMIT", c.GazetteerLimit)
 	c.EfSearch = r.Int("SEARCH_EF_SEARCH", c.EfSearch)
+	c.AllowNoAuth = r.Bool("KGS_ALLOW_NO_AUTH", c.AllowNoAuth)
+	c.PublicSearch = r.Bool("KGS_PUBLIC_SEARCH", c.PublicSearch)
+	r.Parse("KGS_TRUSTED_PROXIES", func(v string) (err error) { c.TrustedProxies, err = httpserver.ParseProxies(v); return err })
+	r.Parse("SEARCH_RATE_PER_ADDR", func(v string) (err error) { c.RatePerAddr, err = httpserver.ParseRate(v); return err })
+	r.Parse("SEARCH_RATE_PER_KEY", func(v string) (err error) { c.RatePerKey, err = httpserver.ParseRate(v); return err })
+	r.Parse("SEARCH_CRAWL_RATE_PER_ADDR", func(v string) (err error) { c.CrawlRatePerAddr, err = httpserver.ParseRate(v); return err })
 	c.Embed = embed.FromEnv(r)
 	return c, r.Err()
 }
@@ -109,6 +136,18 @@ func (c Config) PipelineOptions() pipeline.Options {
 	return pipeline.Options{Candidates: c.Candidates, Deadline: c.Deadline, VectorTimeout: c.VectorTimeout,
 		GraphTimeout: c.GraphTimeout, BM25Timeout: c.BM25Timeout, ExpandTimeout: c.ExpandTimeout,
 		ExpandMinConfidence: c.ExpandMinConfidence, ExpandLimit: c.ExpandLimit}
+}
+
+// HTTP is the shared server's configuration: keys, public searches, and the rate
+// limits on searches (API, web page, MCP) and on crawls started from the web UI.
+func (c Config) HTTP() httpserver.Config {
+	return httpserver.Config{Addr: c.Addr, APIKeys: c.APIKeys, PublicReads: c.PublicSearch,
+		AllowNoAuth: c.AllowNoAuth, TrustedProxies: c.TrustedProxies,
+		Limits: []httpserver.RouteLimit{
+			{Name: "searches", Routes: []string{"GET /api/v1/search", "POST /api/v1/search", "GET /", "POST /mcp"},
+				PerAddr: c.RatePerAddr, PerKey: c.RatePerKey},
+			{Name: "crawl creation", Routes: []string{"POST /crawls"}, PerAddr: c.CrawlRatePerAddr},
+		}}
 }
 
 // Validate rejects unusable values, naming the variable at fault.
@@ -135,6 +174,9 @@ func (c Config) Validate() error {
 		if len(k) < 16 {
 			bad("KGS_API_KEYS", "key %d is shorter than 16 characters", i+1)
 		}
+	}
+	if err := httpserver.CheckExposure(c.Addr, c.APIKeys, c.AllowNoAuth); err != nil {
+		bad("KGS_API_KEYS", "%v; SEARCH_ADDR=%q", err, c.Addr)
 	}
 	if c.IndexDir == "" {
 		bad("SEARCH_INDEX_DIR", "empty; want a directory for the Bleve index")

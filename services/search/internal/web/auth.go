@@ -91,6 +91,21 @@ func (w *Web) loggedIn(c *gin.Context) bool {
 	return subtle.ConstantTimeCompare([]byte(sig), []byte(w.mac("session", exp))) == 1
 }
 
+// reader guards a read page when Deps.PrivateReads and keys are configured: without a
+// login it redirects to the login page, which comes back here afterwards.
+func (w *Web) reader(h gin.HandlerFunc) gin.HandlerFunc {
+	if !w.d.PrivateReads || len(w.d.APIKeys) == 0 {
+		return h
+	}
+	return func(c *gin.Context) {
+		if !w.loggedIn(c) {
+			c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(c.Request.URL.RequestURI()))
+			return
+		}
+		h(c)
+	}
+}
+
 // mutating guards a POST that changes something: a valid CSRF token, then a login
 // when keys are configured. It renders the refusal and returns false.
 func (w *Web) mutating(c *gin.Context) bool {

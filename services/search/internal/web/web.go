@@ -73,6 +73,9 @@ type Deps struct {
 	// APIKeys, when non-empty, are the keys a login must present before crawls can
 	// be started or cancelled and documents deleted (KGS_API_KEYS).
 	APIKeys []string
+	// PrivateReads, with APIKeys, puts the read pages (search, entities, crawls,
+	// documents) behind the login too: searches are not public (KGS_PUBLIC_SEARCH unset).
+	PrivateReads bool
 	Logger  *slog.Logger
 	// Timeout bounds the kg and crawler calls of one page; default 5s.
 	Timeout time.Duration
@@ -115,14 +118,14 @@ func New(d Deps) (*Web, error) {
 
 // Register mounts the pages on the engine. They answer HTML, never problem+json.
 func (w *Web) Register(e *gin.Engine) {
-	e.GET("/", w.searchPage)
-	e.GET("/entities/:id", w.entityPage)
-	e.GET("/crawls", w.crawlsPage)
+	e.GET("/", w.reader(w.searchPage))
+	e.GET("/entities/:id", w.reader(w.entityPage))
+	e.GET("/crawls", w.reader(w.crawlsPage))
 	e.POST("/crawls", w.startCrawl)
-	e.GET("/crawls/:id", w.crawlPage)
-	e.GET("/crawls/:id/events", w.crawlEvents)
+	e.GET("/crawls/:id", w.reader(w.crawlPage))
+	e.GET("/crawls/:id/events", w.reader(w.crawlEvents))
 	e.POST("/crawls/:id/cancel", w.cancelCrawl)
-	e.GET("/documents", w.documentsPage)
+	e.GET("/documents", w.reader(w.documentsPage))
 	e.POST("/documents/:id/delete", w.deleteDocument)
 	e.GET("/login", w.loginPage)
 	e.POST("/login", w.login)

@@ -1,0 +1,49 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+)
+
+// With PrivateReads (KGS_PUBLIC_SEARCH unset) and keys, the read pages redirect to the
+// login until the browser logs in; the login page itself stays reachable.
+func TestPrivateReadsNeedLogin(t *testing.T) {
+	const key = "web-private-key-0123456789"
+	fc := newFakeCrawler(t)
+	w, err := New(Deps{Search: &fakeSearch{resp: sampleResponse()}, Chunks: fakeChunks{}, Graph: fakeGraph{},
+		Docs: fakeDocs{}, Crawler: NewCrawler(fc.srv.URL, "crawler-key-0123456789"), APIKeys: []string{key}, PrivateReads: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := gin.New()
+	w.Register(e)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	r := &rig{web: w, srv: srv}
+	c := r.client(t)
+	for _, p := range []string{"/?q=python", "/crawls", "/documents", "/entities/e1"} {
+		resp, err := c.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?next="+url.QueryEscape(p) {
+			t.Errorf("%s without login: %d to %q, want 303 to the login", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	status, login := get(t, c, srv.URL+"/login")
+	if status != http.StatusOK {
+		t.Fatalf("login page: %d", status)
+	}
+	resp, _ := post(t, c, srv.URL+"/login", url.Values{"key": {key}, "csrf": {csrfOf(t, login)}, "next": {"/?q=python"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/?q=python" {
+		t.Fatalf("login: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if status, body := get(t, c, srv.URL+"/?q=python"); status != http.StatusOK {
+		t.Errorf("search after login: %d %s", status, body)
+	}
+}
