@@ -50,7 +50,7 @@ func TestEveryAPIRouteNeedsAKey(t *testing.T) {
 	cfg := config.Default()
 	cfg.APIKeys = []string{authKey}
 	srv := httpserver.New("crawler", cfg.HTTP(), discard())
-	api.New(srv, nil, nil).Register()
+	api.New(srv, api.Deps{}).Register()
 	st := anonymousStatus(t, srv, "/api/")
 	for _, must := range []string{"POST /api/v1/crawls", "DELETE /api/v1/documents/:id", "GET /api/v1/crawls"} {
 		if _, ok := st[must]; !ok {
