@@ -243,13 +243,17 @@ func TestCLIOnTheRealCrawler(t *testing.T) {
 	}
 	t.Logf("last progress line: %s", last)
 
-	code, out, errs = kgs(t, base, "", "docs", "list", "--format", "json", "--limit", "1000")
+	// With keys configured, reads need one too.
+	if code, _, errs := kgs(t, base, "", "docs", "list"); code != kgscli.ExitAuth || !strings.Contains(errs, "401") {
+		t.Errorf("docs list without a key: exit %d %q, want 3 with the crawler's 401", code, errs)
+	}
+	code, out, errs = kgs(t, base, agentKey, "docs", "list", "--format", "json", "--limit", "1000")
 	var page apiclient.DocumentPage
 	if err := json.Unmarshal([]byte(out), &page); code != 0 || err != nil || len(page.Documents) != len(want) {
 		t.Fatalf("docs list: exit %d %v, %d documents, want %d (%s)", code, err, len(page.Documents), len(want), errs)
 	}
 	id := page.Documents[0].ID
-	if code, out, _ := kgs(t, base, "", "docs", "get", id, "--chunks"); code != 0 || !strings.Contains(out, `"start_offset"`) {
+	if code, out, _ := kgs(t, base, agentKey, "docs", "get", id, "--chunks"); code != 0 || !strings.Contains(out, `"start_offset"`) {
 		t.Errorf("docs get --chunks: exit %d %q", code, out)
 	}
 	if code, _, errs := kgs(t, base, "", "docs", "delete", id); code != kgscli.ExitAuth {
@@ -258,7 +262,7 @@ func TestCLIOnTheRealCrawler(t *testing.T) {
 	if code, out, errs := kgs(t, base, agentKey, "docs", "delete", id); code != 0 || !strings.Contains(out, "deleted "+id) {
 		t.Errorf("docs delete: exit %d %q %q", code, out, errs)
 	}
-	if code, _, errs := kgs(t, base, "", "docs", "get", id); code != kgscli.ExitNotFound || !strings.Contains(errs, "not found") {
+	if code, _, errs := kgs(t, base, agentKey, "docs", "get", id); code != kgscli.ExitNotFound || !strings.Contains(errs, "not found") {
 		t.Errorf("docs get after delete: exit %d %q, want 4", code, errs)
 	}
 }
