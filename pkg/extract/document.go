@@ -26,68 +26,131 @@ type preparedChunk struct {
 // Document extracts the entities, mentions and relations of one document. It
 // never fails: empty or odd input gives an empty or partial result.
 func (x *Extractor) Document(doc Document) Result {
-	res := Result{DocumentID: doc.ID, Entities: []Entity{}, Mentions: []Mention{}, Relations: []Relation{}}
-	aliases := make(map[string]*entry)
-	var terms []Term
+	r := &docRun{
+		x:              x,
+		doc:            doc,
+		res:            Result{DocumentID: doc.ID, Entities: []Entity{}, Mentions: []Mention{}, Relations: []Relation{}},
+		aliases:        make(map[string]*entry),
+		support:        make(map[string]bool),
+		linkEntities:   make(map[string][]string),
+		candidateCount: make(map[string]int),
+		ents:           newEntityAgg(x),
+		rels:           newRelationAgg(),
+	}
+	r.prepareChunks()
+	r.headingTerms()
+	r.anchorTerms()
+	r.matchChunks()
+	r.aggregateMentions()
+	r.structuralRelations()
+	if l := x.cfg.learner; l != nil {
+		l.Observe(doc.ID, r.terms, r.chunkSets)
+	}
+	x.cooccurrence(r.preps, r.chunkSets, r.chunkFirst, r.rels)
 
-	// 1. prepare the chunks and collect acronym definitions over the whole document
-	preps := make([]*preparedChunk, 0, len(doc.Chunks))
-	for _, ch := range doc.Chunks {
-		p := &preparedChunk{chunk: ch, ctxs: prepareChunk(ch, x.cfg.maxChunkBytes)}
+	r.res.Entities = r.ents.list()
+	r.res.Relations = r.rels.list()
+	r.res.Links = linkRelations(doc, r.linkEntities)
+	return r.res
+}
+
+// docRun is the state one Document call passes between its steps, in order:
+// prepare chunks (acronyms over the whole document), heading and anchor terms,
+// match every chunk, aggregate mentions and entities, relations, then the
+// learner and co-occurrence.
+type docRun struct {
+	x       *Extractor
+	doc     Document
+	res     Result
+	aliases map[string]*entry
+	// terms are handed to the learner, in the order they were found.
+	terms []Term
+	preps []*preparedChunk
+	// support holds the keys matched in the title, headings or link anchors: a
+	// candidate seen there is accepted even when it occurs once.
+	support        map[string]bool
+	linkEntities   map[string][]string
+	candidateCount map[string]int
+	ents           *entityAgg
+	rels           *relationAgg
+	// chunkSets lists each chunk's accepted entity keys in first-mention order;
+	// chunkFirst holds each key's first span per chunk.
+	chunkSets  [][]string
+	chunkFirst []map[string]Span
+}
+
+// prepareChunks prepares the chunks and collects acronym definitions over the
+// whole document.
+func (r *docRun) prepareChunks() {
+	r.preps = make([]*preparedChunk, 0, len(r.doc.Chunks))
+	for _, ch := range r.doc.Chunks {
+		p := &preparedChunk{chunk: ch, ctxs: prepareChunk(ch, r.x.cfg.maxChunkBytes)}
 		for _, c := range p.ctxs {
 			defs := findAcronyms(c)
-			x.defineAcronyms(defs, aliases)
+			r.x.defineAcronyms(defs, r.aliases)
 			for _, d := range defs {
-				if e := aliases[Key(d.acronym)]; e != nil && e.source == SourceAcronym {
-					terms = append(terms, Term{Name: e.name, Type: e.typ, Source: TermAcronym})
+				if e := r.aliases[Key(d.acronym)]; e != nil && e.source == SourceAcronym {
+					r.terms = append(r.terms, Term{Name: e.name, Type: e.typ, Source: TermAcronym})
 				}
 			}
 		}
-		preps = append(preps, p)
+		r.preps = append(r.preps, p)
 	}
+}
 
-	// 2. headings, title and anchors: terms for the learner, support for candidates
-	support := make(map[string]bool)
-	seenHeading := make(map[string]bool)
-	var headingTexts []string
-	addHeading := func(h string) {
+// headingTexts returns the title, the document's headings and the chunks'
+// heading paths, trimmed, without empties or repeats; the title comes first.
+func (r *docRun) headingTexts() []string {
+	seen := make(map[string]bool)
+	var texts []string
+	add := func(h string) {
 		h = strings.TrimSpace(h)
-		if h != "" && !seenHeading[h] {
-			seenHeading[h] = true
-			headingTexts = append(headingTexts, h)
+		if h != "" && !seen[h] {
+			seen[h] = true
+			texts = append(texts, h)
 		}
 	}
-	addHeading(doc.Title)
-	for _, h := range doc.Headings {
-		addHeading(h)
+	add(r.doc.Title)
+	for _, h := range r.doc.Headings {
+		add(h)
 	}
-	for _, p := range preps {
+	for _, p := range r.preps {
 		for _, h := range p.chunk.HeadingPath {
-			addHeading(h)
+			add(h)
 		}
 	}
-	for hi, h := range headingTexts {
-		for _, rm := range x.matchText(h, aliases, false) {
-			support[rm.key] = true
+	return texts
+}
+
+// headingTerms matches the title and headings: terms for the learner, support
+// for candidates, and the entities the title names.
+func (r *docRun) headingTerms() {
+	for hi, h := range r.headingTexts() {
+		for _, rm := range r.x.matchText(h, r.aliases, false) {
+			r.support[rm.key] = true
 			if rm.source == SourcePattern && !proseKey(rm.name) {
-				terms = append(terms, Term{Name: rm.name, Type: rm.typ, Source: TermHeading})
+				r.terms = append(r.terms, Term{Name: rm.name, Type: rm.typ, Source: TermHeading})
 			}
-			if hi == 0 && doc.Title != "" && rm.conf >= x.cfg.minConfidence && !rm.candidate {
-				res.TitleEntities = appendNew(res.TitleEntities, rm.key)
+			if hi == 0 && r.doc.Title != "" && rm.conf >= r.x.cfg.minConfidence && !rm.candidate {
+				r.res.TitleEntities = appendNew(r.res.TitleEntities, rm.key)
 			}
 		}
 	}
-	linkEntities := make(map[string][]string)
-	for _, l := range doc.Links {
+}
+
+// anchorTerms matches the link anchors: support for candidates, the entities
+// each link names, and short specific anchors as terms for the learner.
+func (r *docRun) anchorTerms() {
+	for _, l := range r.doc.Links {
 		anchor := strings.Join(strings.Fields(l.Anchor), " ")
 		if anchor == "" {
 			continue
 		}
-		ms := x.matchText(anchor, aliases, false)
+		ms := r.x.matchText(anchor, r.aliases, false)
 		for _, rm := range ms {
-			support[rm.key] = true
+			r.support[rm.key] = true
 			if !rm.candidate {
-				linkEntities[l.URL] = appendNew(linkEntities[l.URL], rm.key)
+				r.linkEntities[l.URL] = appendNew(r.linkEntities[l.URL], rm.key)
 			}
 		}
 		if n := len(strings.Fields(anchor)); n <= 4 && !genericAnchors[strings.ToLower(anchor)] && utf8.RuneCountInString(anchor) >= 2 &&
@@ -96,135 +159,139 @@ func (x *Extractor) Document(doc Document) Result {
 			if len(ms) == 1 && ms[0].start == 0 && ms[0].end == len(anchor) {
 				typ = ms[0].typ
 			}
-			terms = append(terms, Term{Name: anchor, Type: typ, Source: TermAnchor})
+			r.terms = append(r.terms, Term{Name: anchor, Type: typ, Source: TermAnchor})
 		}
 	}
+}
 
-	// 3. match every chunk
-	candidateCount := make(map[string]int)
-	for _, p := range preps {
+// matchChunks matches every chunk, counts the candidates and collects the
+// learner's terms from the matches.
+func (r *docRun) matchChunks() {
+	for _, p := range r.preps {
 		for _, c := range p.ctxs {
-			m := matcher{x: x, c: c, aliases: aliases}
+			m := matcher{x: r.x, c: c, aliases: r.aliases}
 			ms := m.run()
 			for k := range ms {
 				if c.extra {
 					ms[k].start, ms[k].end = -1, -1
 				}
 				if ms[k].candidate {
-					candidateCount[ms[k].key]++
+					r.candidateCount[ms[k].key]++
 				}
 			}
 			p.raw = append(p.raw, ms...)
 		}
 	}
-	for _, p := range preps {
+	for _, p := range r.preps {
 		for _, rm := range p.raw {
 			if rm.source != SourceAcronym && proseKey(rm.name) {
 				continue // a learned everyday word would match all prose
 			}
 			switch {
 			case rm.candidate:
-				terms = append(terms, Term{Name: rm.name, Type: rm.typ, Source: TermCapitalised})
+				r.terms = append(r.terms, Term{Name: rm.name, Type: rm.typ, Source: TermCapitalised})
 			case rm.source == SourcePattern && rm.code && !rm.version:
-				terms = append(terms, Term{Name: rm.name, Type: rm.typ, Source: TermCode})
+				r.terms = append(r.terms, Term{Name: rm.name, Type: rm.typ, Source: TermCode})
 			case rm.source == SourcePattern && rm.typ != "version" && rm.typ != "url" && rm.typ != "file":
-				terms = append(terms, Term{Name: rm.name, Type: rm.typ, Source: TermCapitalised})
+				r.terms = append(r.terms, Term{Name: rm.name, Type: rm.typ, Source: TermCapitalised})
 			}
 		}
 	}
-	accept := func(rm rawMention) bool {
-		if rm.conf < x.cfg.minConfidence {
-			return false
-		}
-		if rm.candidate {
-			return candidateCount[rm.key] >= 2 || support[rm.key]
-		}
-		return true
-	}
+}
 
-	// 4. aggregate mentions and entities
-	ents := newEntityAgg(x)
+// accept reports whether a raw mention is kept: confident enough, and for a
+// candidate seen twice in the document or supported by a heading or anchor.
+func (r *docRun) accept(rm rawMention) bool {
+	if rm.conf < r.x.cfg.minConfidence {
+		return false
+	}
+	if rm.candidate {
+		return r.candidateCount[rm.key] >= 2 || r.support[rm.key]
+	}
+	return true
+}
+
+// aggregateMentions aggregates the accepted mentions per chunk and entity, and
+// the entities.
+func (r *docRun) aggregateMentions() {
 	type mkey struct{ chunk, entity string }
 	mentionIdx := make(map[mkey]int)
-	chunkSets := make([][]string, 0, len(preps))
-	chunkFirst := make([]map[string]Span, len(preps))
-	for pi, p := range preps {
-		chunkFirst[pi] = make(map[string]Span)
+	r.chunkSets = make([][]string, 0, len(r.preps))
+	r.chunkFirst = make([]map[string]Span, len(r.preps))
+	for pi, p := range r.preps {
+		r.chunkFirst[pi] = make(map[string]Span)
 		var set []string
 		for _, rm := range p.raw {
-			if !accept(rm) {
+			if !r.accept(rm) {
 				continue
 			}
-			ents.add(rm, aliases)
+			r.ents.add(rm, r.aliases)
 			k := mkey{p.chunk.ID, rm.key}
 			idx, ok := mentionIdx[k]
 			if !ok {
-				idx = len(res.Mentions)
+				idx = len(r.res.Mentions)
 				mentionIdx[k] = idx
-				res.Mentions = append(res.Mentions, Mention{ChunkID: p.chunk.ID, EntityID: rm.key})
+				r.res.Mentions = append(r.res.Mentions, Mention{ChunkID: p.chunk.ID, EntityID: rm.key})
 				set = append(set, rm.key)
 			}
-			mn := &res.Mentions[idx]
+			mn := &r.res.Mentions[idx]
 			mn.Count++
 			mn.Confidence = max(mn.Confidence, rm.conf)
 			if rm.start >= 0 {
 				mn.Offsets = append(mn.Offsets, Span{rm.start, rm.end})
-				if _, seen := chunkFirst[pi][rm.key]; !seen {
-					chunkFirst[pi][rm.key] = Span{rm.start, rm.end}
+				if _, seen := r.chunkFirst[pi][rm.key]; !seen {
+					r.chunkFirst[pi][rm.key] = Span{rm.start, rm.end}
 				}
 			}
 		}
-		chunkSets = append(chunkSets, set)
+		r.chunkSets = append(r.chunkSets, set)
 	}
+}
 
-	// 5. relations
-	rels := newRelationAgg()
-	for pi, p := range preps {
+// structuralRelations adds, per chunk, the relations the names state (version
+// of, part of) and those the sentences state.
+func (r *docRun) structuralRelations() {
+	for _, p := range r.preps {
 		main := p.ctxs[0]
 		var rms []relMention
 		for _, rm := range p.raw {
-			if !accept(rm) || rm.start < 0 {
+			if !r.accept(rm) || rm.start < 0 {
 				continue
 			}
-			if rm.parentKey == "" && qualifiedTypes[rm.typ] {
-				if pn := parentName(rm.name); pn != "" {
-					rm.parentKey = x.Resolve(pn)
-				}
-			}
-			switch {
-			case rm.version:
-				rels.add(rm.key, rm.baseKey, RelVersionOf, 0.9, Evidence{p.chunk.ID, rm.start, rm.end})
-				ents.ensure(rm.baseKey)
-			case rm.parentKey != "" && rm.typ != "command":
-				if ents.has(rm.parentKey) || ents.known(rm.parentKey) {
-					ents.ensure(rm.parentKey)
-					rels.add(rm.key, rm.parentKey, RelPartOf, 0.85, Evidence{p.chunk.ID, rm.start, rm.end})
-				}
-			}
+			r.nameRelations(&rm, p.chunk.ID)
 			if rm.noRelation || rm.version {
 				continue
 			}
-			rms = append(rms, relMention{key: rm.key, typ: ents.typeOf(rm.key), start: rm.start, end: rm.end,
+			rms = append(rms, relMention{key: rm.key, typ: r.ents.typeOf(rm.key), start: rm.start, end: rm.end,
 				sent: main.atoms[rm.a0].sent, code: main.atoms[rm.a0].code})
 		}
 		sort.SliceStable(rms, func(a, b int) bool { return rms[a].start < rms[b].start })
 		rms = mergeAdjacent(main.text, rms)
 		for _, f := range relationsIn(main.text, rms, pronounsOf(main)) {
-			rels.add(f.from, f.to, f.typ, f.conf, Evidence{p.chunk.ID, f.start, f.end})
+			r.rels.add(f.from, f.to, f.typ, f.conf, Evidence{p.chunk.ID, f.start, f.end})
 		}
-		_ = pi
 	}
+}
 
-	// 6. the learner, then co-occurrence
-	if l := x.cfg.learner; l != nil {
-		l.Observe(doc.ID, terms, chunkSets)
+// nameRelations adds the relations a mention's name states: a version is a
+// version of its base, a dotted name is part of its parent when the parent is
+// an entity. rm is the caller's copy; its parent key is filled in here.
+func (r *docRun) nameRelations(rm *rawMention, chunkID string) {
+	if rm.parentKey == "" && qualifiedTypes[rm.typ] {
+		if pn := parentName(rm.name); pn != "" {
+			rm.parentKey = r.x.Resolve(pn)
+		}
 	}
-	x.cooccurrence(preps, chunkSets, chunkFirst, rels)
-
-	res.Entities = ents.list()
-	res.Relations = rels.list()
-	res.Links = linkRelations(doc, linkEntities)
-	return res
+	switch {
+	case rm.version:
+		r.rels.add(rm.key, rm.baseKey, RelVersionOf, 0.9, Evidence{chunkID, rm.start, rm.end})
+		r.ents.ensure(rm.baseKey)
+	case rm.parentKey != "" && rm.typ != "command":
+		if r.ents.has(rm.parentKey) || r.ents.known(rm.parentKey) {
+			r.ents.ensure(rm.parentKey)
+			r.rels.add(rm.key, rm.parentKey, RelPartOf, 0.85, Evidence{chunkID, rm.start, rm.end})
+		}
+	}
 }
 
 // qualifiedTypes are the types whose dotted names state what they are part of.

@@ -198,142 +198,204 @@ func relationsIn(text string, ms []relMention, prons []pronounAt) []relFound {
 // sentenceRelations applies the cue table to consecutive mentions of one
 // sentence.
 func sentenceRelations(text string, ms []relMention) []relFound {
-	var out []relFound
 	for k := range ms {
 		ms[k].head = -1
 	}
-	clauseSubject := 0 // index of the mention the current clause is about
+	s := sentenceScan{text: text, ms: ms}
 	for k := 0; k+1 < len(ms); k++ {
-		l, r := ms[k], ms[k+1]
-		if l.key == r.key || l.code >= 0 && l.code == r.code {
-			continue // the words between are code, not a statement
-		}
-		gap := text[l.end:r.start]
-		if len(gap) > 400 {
-			continue // too far apart to be one statement
-		}
-		words, _ := gapWords(gap)
-		if len(words) > 20 {
-			continue
-		}
-		if len(words) == 0 {
-			if ms[k].head >= 0 {
-				ms[k+1].head = ms[k].head // a chain of modifiers: "machine learning framework"
-			}
-			continue
-		}
-		// apposition: "X, a Y"
-		if words[0] == "," && appositionGap(gap) {
-			if isaTargets[r.typ] && isHead(text, r.end) {
-				out = append(out, relFound{from: subjectKey(ms, k), to: r.key, typ: RelIsA, conf: 0.6, start: l.start, end: r.end})
-			}
-			ms[k+1].head = headOf(ms, k)
-			continue
-		}
-		// "Y such as X1, X2"
-		if len(words) == 2 && words[0] == "such" && words[1] == "as" {
-			if isaTargets[l.typ] {
-				for q := k + 1; q < len(ms) && q-k <= 20; q++ {
-					if q > k+1 && !listGap(text[ms[q-1].end:ms[q].start]) {
-						break
-					}
-					out = append(out, relFound{from: ms[q].key, to: l.key, typ: RelIsA, conf: 0.7, start: l.start, end: ms[q].end})
-				}
-			}
-			continue
-		}
-		c, prefix, suffix, ok := findCue(words)
-		if !ok {
-			continue
-		}
-		conf := c.conf
-		if hasAny(prefix, negations) || hasAny(suffix, negations) || containsWord(suffix, ";") || containsWord(suffix, ":") {
-			continue
-		}
-		subj := k
-		switch {
-		case containsWord(prefix, ";") || containsWord(prefix, ":"):
-			after := prefix[lastIndex(prefix, ";", ":")+1:]
-			if len(after) == 0 || !pronouns[after[0]] {
-				continue
-			}
-			subj = clauseSubject
-			conf *= 0.9
-		case len(prefix) > 0 && hasAny(prefix, pronouns):
-			subj = clauseSubject
-			conf *= 0.9
-		case len(prefix) > 0 && relativePronouns[prefix[0]] || len(prefix) > 1 && prefix[0] == "," && relativePronouns[prefix[1]]:
-			subj = k
-			if ms[k].head >= 0 {
-				subj = ms[k].head
-			}
-		case len(prefix) > 0 && (conjunctions[prefix[len(prefix)-1]] || prefix[len(prefix)-1] == "is" && len(prefix) >= 2 && conjunctions[prefix[len(prefix)-2]]):
-			subj = clauseSubject
-			conf *= 0.9
-		case hasAny(prefix, conjunctions) || len(prefix) > 4 || containsWord(prefix, ","):
-			continue
-		default:
-			if ms[k].head >= 0 {
-				subj = ms[k].head
-			}
-		}
-		if participle[c.words[0]] && subj == k && k > 0 && ms[k].head < 0 && !containsWord(prefix, "is") && !containsWord(prefix, "are") && !containsWord(prefix, "was") {
-			continue // "a framework for X based on Y": the participle describes a noun we do not see
-		}
-		if c.typ == RelIsA && isCopula(c) && hasParticiple(suffix) {
-			continue // passive voice, not a copula: "is deployed as"
-		}
-		if len(suffix) > 3 && !endsWithListIntro(suffix) {
-			continue
-		}
-		if hasAny(suffix, conjunctions) && !endsWithListIntro(suffix) {
-			continue
-		}
-		if c.typ == RelIsA {
-			if !isaTargets[r.typ] || !isHead(text, r.end) || len(prefix) > 0 {
-				// a modifier of a predicate noun phrase: the phrase still describes the subject
-				if isCopula(c) && len(prefix) == 0 && len(suffix) <= 3 && !containsWord(suffix, ",") {
-					ms[k+1].head = headOf(ms, subj)
-				}
-				continue
-			}
-			ms[k+1].head = headOf(ms, subj)
-		}
-		if ms[subj].key == r.key {
-			continue
-		}
-		subjects := []int{subj}
-		// a list of subjects: "Milvus and Qdrant use HNSW"
-		if subj == k {
-			for q := k; q > 0 && k-q < 20 && listGap(text[ms[q-1].end:ms[q].start]); q-- {
-				subjects = append(subjects, q-1)
-			}
-		}
-		objects := []int{k + 1}
-		for q := k + 2; q < len(ms) && q-k < 20 && listGap(text[ms[q-1].end:ms[q].start]); q++ {
-			objects = append(objects, q)
-		}
-		for si, s := range subjects {
-			for oi, o := range objects {
-				from, to := ms[s].key, ms[o].key
-				if c.reverse {
-					from, to = to, from
-				}
-				if from == to || !typeFits(c.typ, ms[s].typ, ms[o].typ, c.reverse) {
-					continue
-				}
-				cf := conf
-				if si > 0 || oi > 0 {
-					cf *= 0.95
-				}
-				out = append(out, relFound{from: from, to: to, typ: c.typ, conf: cf,
-					start: min(ms[s].start, ms[o].start), end: max(ms[s].end, ms[o].end)})
-			}
-		}
-		clauseSubject = headOf(ms, subj)
-		k = objects[len(objects)-1] - 1
+		k = s.pair(k)
 	}
-	return out
+	return s.out
+}
+
+// sentenceScan is the state of sentenceRelations: the mentions, whose heads it
+// fills in, the index of the mention the current clause is about, and the
+// relations found so far.
+type sentenceScan struct {
+	text          string
+	ms            []relMention
+	clauseSubject int
+	out           []relFound
+}
+
+// pair reads the words between mentions k and k+1 and records what they state.
+// It returns the index the scan continues after (k, or the last object of a
+// list it consumed).
+func (s *sentenceScan) pair(k int) int {
+	ms := s.ms
+	l, r := ms[k], ms[k+1]
+	if l.key == r.key || l.code >= 0 && l.code == r.code {
+		return k // the words between are code, not a statement
+	}
+	gap := s.text[l.end:r.start]
+	if len(gap) > 400 {
+		return k // too far apart to be one statement
+	}
+	words, _ := gapWords(gap)
+	switch {
+	case len(words) > 20:
+	case len(words) == 0:
+		if ms[k].head >= 0 {
+			ms[k+1].head = ms[k].head // a chain of modifiers: "machine learning framework"
+		}
+	case words[0] == "," && appositionGap(gap):
+		s.apposition(k)
+	case len(words) == 2 && words[0] == "such" && words[1] == "as":
+		s.suchAs(k)
+	default:
+		return s.cueRelations(k, words)
+	}
+	return k
+}
+
+// apposition handles "X, a Y".
+func (s *sentenceScan) apposition(k int) {
+	l, r := s.ms[k], s.ms[k+1]
+	if isaTargets[r.typ] && isHead(s.text, r.end) {
+		s.out = append(s.out, relFound{from: subjectKey(s.ms, k), to: r.key, typ: RelIsA, conf: 0.6, start: l.start, end: r.end})
+	}
+	s.ms[k+1].head = headOf(s.ms, k)
+}
+
+// suchAs handles "Y such as X1, X2".
+func (s *sentenceScan) suchAs(k int) {
+	ms := s.ms
+	l := ms[k]
+	if !isaTargets[l.typ] {
+		return
+	}
+	for q := k + 1; q < len(ms) && q-k <= 20; q++ {
+		if q > k+1 && !listGap(s.text[ms[q-1].end:ms[q].start]) {
+			break
+		}
+		s.out = append(s.out, relFound{from: ms[q].key, to: l.key, typ: RelIsA, conf: 0.7, start: l.start, end: ms[q].end})
+	}
+}
+
+// cueRelations handles a gap whose words hold a cue ("X is written in Y"): it finds the
+// subject, checks the predicate and records the relations between the lists of
+// subjects and objects. It returns the index the scan continues after.
+func (s *sentenceScan) cueRelations(k int, words []string) int {
+	c, prefix, suffix, ok := findCue(words)
+	if !ok {
+		return k
+	}
+	if hasAny(prefix, negations) || hasAny(suffix, negations) || containsWord(suffix, ";") || containsWord(suffix, ":") {
+		return k
+	}
+	subj, conf, ok := s.cueSubject(k, c, prefix)
+	if !ok || !s.predicate(k, subj, c, prefix, suffix) {
+		return k
+	}
+	ms := s.ms
+	if ms[subj].key == ms[k+1].key {
+		return k
+	}
+	subjects := []int{subj}
+	// a list of subjects: "Milvus and Qdrant use HNSW"
+	if subj == k {
+		for q := k; q > 0 && k-q < 20 && listGap(s.text[ms[q-1].end:ms[q].start]); q-- {
+			subjects = append(subjects, q-1)
+		}
+	}
+	objects := []int{k + 1}
+	for q := k + 2; q < len(ms) && q-k < 20 && listGap(s.text[ms[q-1].end:ms[q].start]); q++ {
+		objects = append(objects, q)
+	}
+	s.crossRelations(c, conf, subjects, objects)
+	s.clauseSubject = headOf(ms, subj)
+	return objects[len(objects)-1] - 1
+}
+
+// cueSubject finds the subject of a cue from the words before it (prefix):
+// mention k, its head, or the clause's subject when a pronoun, a conjunction
+// or a clause break comes first (at 0.9 of the cue's confidence). ok is false
+// when the prefix rules the statement out.
+func (s *sentenceScan) cueSubject(k int, c cue, prefix []string) (subj int, conf float64, ok bool) {
+	ms := s.ms
+	conf = c.conf
+	subj = k
+	switch {
+	case containsWord(prefix, ";") || containsWord(prefix, ":"):
+		after := prefix[lastIndex(prefix, ";", ":")+1:]
+		if len(after) == 0 || !pronouns[after[0]] {
+			return 0, 0, false
+		}
+		subj = s.clauseSubject
+		conf *= 0.9
+	case len(prefix) > 0 && hasAny(prefix, pronouns):
+		subj = s.clauseSubject
+		conf *= 0.9
+	case len(prefix) > 0 && relativePronouns[prefix[0]] || len(prefix) > 1 && prefix[0] == "," && relativePronouns[prefix[1]]:
+		subj = k
+		if ms[k].head >= 0 {
+			subj = ms[k].head
+		}
+	case len(prefix) > 0 && (conjunctions[prefix[len(prefix)-1]] || prefix[len(prefix)-1] == "is" && len(prefix) >= 2 && conjunctions[prefix[len(prefix)-2]]):
+		subj = s.clauseSubject
+		conf *= 0.9
+	case hasAny(prefix, conjunctions) || len(prefix) > 4 || containsWord(prefix, ","):
+		return 0, 0, false
+	default:
+		if ms[k].head >= 0 {
+			subj = ms[k].head
+		}
+	}
+	if participle[c.words[0]] && subj == k && k > 0 && ms[k].head < 0 && !containsWord(prefix, "is") && !containsWord(prefix, "are") && !containsWord(prefix, "was") {
+		return 0, 0, false // "a framework for X based on Y": the participle describes a noun we do not see
+	}
+	return subj, conf, true
+}
+
+// predicate checks the words after the cue (suffix) and, for an is-a cue, the
+// predicate noun; it records the subject as the head of a predicate noun
+// phrase. It reports whether the cue states a relation.
+func (s *sentenceScan) predicate(k, subj int, c cue, prefix, suffix []string) bool {
+	if c.typ == RelIsA && isCopula(c) && hasParticiple(suffix) {
+		return false // passive voice, not a copula: "is deployed as"
+	}
+	if len(suffix) > 3 && !endsWithListIntro(suffix) {
+		return false
+	}
+	if hasAny(suffix, conjunctions) && !endsWithListIntro(suffix) {
+		return false
+	}
+	if c.typ != RelIsA {
+		return true
+	}
+	r := s.ms[k+1]
+	if !isaTargets[r.typ] || !isHead(s.text, r.end) || len(prefix) > 0 {
+		// a modifier of a predicate noun phrase: the phrase still describes the subject
+		if isCopula(c) && len(prefix) == 0 && len(suffix) <= 3 && !containsWord(suffix, ",") {
+			s.ms[k+1].head = headOf(s.ms, subj)
+		}
+		return false
+	}
+	s.ms[k+1].head = headOf(s.ms, subj)
+	return true
+}
+
+// crossRelations records the cue's relation from every subject to every
+// object that fits its types; pairs beyond the first get 0.95 of conf.
+func (s *sentenceScan) crossRelations(c cue, conf float64, subjects, objects []int) {
+	ms := s.ms
+	for si, sb := range subjects {
+		for oi, o := range objects {
+			from, to := ms[sb].key, ms[o].key
+			if c.reverse {
+				from, to = to, from
+			}
+			if from == to || !typeFits(c.typ, ms[sb].typ, ms[o].typ, c.reverse) {
+				continue
+			}
+			cf := conf
+			if si > 0 || oi > 0 {
+				cf *= 0.95
+			}
+			s.out = append(s.out, relFound{from: from, to: to, typ: c.typ, conf: cf,
+				start: min(ms[sb].start, ms[o].start), end: max(ms[sb].end, ms[o].end)})
+		}
+	}
 }
 
 var participle = map[string]bool{"based": true, "built": true, "written": true, "implemented": true, "used": true,
