@@ -135,29 +135,8 @@ func decodeValue(n *node, v reflect.Value) error {
 	t := v.Type()
 	// Hooks on the pointer receiver, as encoding/json honours them.
 	if t != timeType && v.CanAddr() && t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
-		pt := reflect.PointerTo(t)
-		if pt.Implements(unmarshalerType) {
-			if n.kind == kNull {
-				return nil
-			}
-			u := v.Addr().Interface().(json.Unmarshaler)
-			if err := u.UnmarshalJSON(appendJSON(nil, n)); err != nil {
-				return typeErr(n, t, "", err)
-			}
-			return nil
-		}
-		if pt.Implements(textUnmarshalerType) {
-			if n.kind == kNull {
-				return nil
-			}
-			if n.kind != kString {
-				return typeErr(n, t, "", nil)
-			}
-			u := v.Addr().Interface().(encoding.TextUnmarshaler)
-			if err := u.UnmarshalText([]byte(n.s)); err != nil {
-				return typeErr(n, t, "", err)
-			}
-			return nil
+		if handled, err := decodeHook(n, v); handled {
+			return err
 		}
 	}
 	switch t.Kind() {
@@ -171,26 +150,7 @@ func decodeValue(n *node, v reflect.Value) error {
 		}
 		return decodeValue(n, v.Elem())
 	case reflect.Interface:
-		if t.NumMethod() != 0 {
-			if n.kind == kNull {
-				v.SetZero()
-				return nil
-			}
-			if !v.IsNil() && v.Elem().Kind() == reflect.Pointer {
-				return decodeValue(n, v.Elem())
-			}
-			return typeErr(n, t, "", nil)
-		}
-		x, err := toAny(n)
-		if err != nil {
-			return err
-		}
-		if x == nil {
-			v.SetZero()
-		} else {
-			v.Set(reflect.ValueOf(x))
-		}
-		return nil
+		return decodeInterface(n, v)
 	}
 	if n.kind == kNull {
 		switch t.Kind() {
@@ -200,16 +160,104 @@ func decodeValue(n *node, v reflect.Value) error {
 		return nil
 	}
 	if t == timeType {
-		if n.kind != kString {
-			return typeErr(n, t, "", nil)
-		}
-		tm, err := time.Parse(time.RFC3339Nano, n.s)
-		if err != nil {
-			return typeErr(n, t, "", err)
-		}
-		v.Set(reflect.ValueOf(tm))
-		return nil
+		return decodeTime(n, v)
 	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return decodeScalar(n, v)
+	case reflect.Slice:
+		return decodeSlice(n, v)
+	case reflect.Array:
+		return decodeArray(n, v)
+	case reflect.Map:
+		return decodeMap(n, v)
+	case reflect.Struct:
+		return decodeStruct(n, v)
+	default:
+		return typeErr(n, t, "", nil)
+	}
+}
+
+// decodeHook stores n through v's json.Unmarshaler or encoding.TextUnmarshaler
+// on the pointer receiver, if it has one; handled reports whether it did (a
+// null leaves v unchanged). v must be addressable.
+func decodeHook(n *node, v reflect.Value) (handled bool, err error) {
+	t := v.Type()
+	pt := reflect.PointerTo(t)
+	switch {
+	case pt.Implements(unmarshalerType):
+		if n.kind == kNull {
+			return true, nil
+		}
+		u := v.Addr().Interface().(json.Unmarshaler)
+		if err := u.UnmarshalJSON(appendJSON(nil, n)); err != nil {
+			return true, typeErr(n, t, "", err)
+		}
+		return true, nil
+	case pt.Implements(textUnmarshalerType):
+		if n.kind == kNull {
+			return true, nil
+		}
+		if n.kind != kString {
+			return true, typeErr(n, t, "", nil)
+		}
+		u := v.Addr().Interface().(encoding.TextUnmarshaler)
+		if err := u.UnmarshalText([]byte(n.s)); err != nil {
+			return true, typeErr(n, t, "", err)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// decodeInterface stores n into an interface value: into an empty interface
+// as the generic value toAny builds, into a non-empty one only through the
+// pointer it already holds.
+func decodeInterface(n *node, v reflect.Value) error {
+	t := v.Type()
+	if t.NumMethod() != 0 {
+		if n.kind == kNull {
+			v.SetZero()
+			return nil
+		}
+		if !v.IsNil() && v.Elem().Kind() == reflect.Pointer {
+			return decodeValue(n, v.Elem())
+		}
+		return typeErr(n, t, "", nil)
+	}
+	x, err := toAny(n)
+	if err != nil {
+		return err
+	}
+	if x == nil {
+		v.SetZero()
+	} else {
+		v.Set(reflect.ValueOf(x))
+	}
+	return nil
+}
+
+// decodeTime stores an RFC 3339 string into a time.Time.
+func decodeTime(n *node, v reflect.Value) error {
+	t := v.Type()
+	if n.kind != kString {
+		return typeErr(n, t, "", nil)
+	}
+	tm, err := time.Parse(time.RFC3339Nano, n.s)
+	if err != nil {
+		return typeErr(n, t, "", err)
+	}
+	v.Set(reflect.ValueOf(tm))
+	return nil
+}
+
+// decodeScalar stores a non-null primitive into a bool, integer, float or
+// string (a Number takes a number, keeping its text).
+func decodeScalar(n *node, v reflect.Value) error {
+	t := v.Type()
 	switch t.Kind() {
 	case reflect.Bool:
 		if n.kind != kBool {
@@ -244,59 +292,63 @@ func decodeValue(n *node, v reflect.Value) error {
 		}
 		v.SetFloat(x)
 	case reflect.String:
+		want := kString
 		if t == numberType {
-			if n.kind != kNum {
-				return typeErr(n, t, "", nil)
-			}
-			v.SetString(strings.Clone(n.s))
-			return nil
+			want = kNum
 		}
-		if n.kind != kString {
+		if n.kind != want {
 			return typeErr(n, t, "", nil)
 		}
 		v.SetString(strings.Clone(n.s))
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 && n.kind == kString {
-			b, err := base64.StdEncoding.DecodeString(n.s)
-			if err != nil {
-				return typeErr(n, t, "", err)
-			}
-			v.SetBytes(b)
-			return nil
+	default:
+		return typeErr(n, t, "", nil)
+	}
+	return nil
+}
+
+// decodeSlice stores a non-null array into a slice, reusing its backing array
+// when large enough; a []byte also takes a base64 string.
+func decodeSlice(n *node, v reflect.Value) error {
+	t := v.Type()
+	if t.Elem().Kind() == reflect.Uint8 && n.kind == kString {
+		b, err := base64.StdEncoding.DecodeString(n.s)
+		if err != nil {
+			return typeErr(n, t, "", err)
 		}
-		if n.kind != kArray {
-			return typeErr(n, t, "", nil)
+		v.SetBytes(b)
+		return nil
+	}
+	if n.kind != kArray {
+		return typeErr(n, t, "", nil)
+	}
+	l := len(n.kids)
+	if v.IsNil() || v.Cap() < l {
+		v.Set(reflect.MakeSlice(t, l, l))
+	} else {
+		v.SetLen(l)
+	}
+	for i := range n.kids {
+		if err := decodeValue(&n.kids[i], v.Index(i)); err != nil {
+			return withPath(err, indexSeg(i))
 		}
-		l := len(n.kids)
-		if v.IsNil() || v.Cap() < l {
-			v.Set(reflect.MakeSlice(t, l, l))
-		} else {
-			v.SetLen(l)
-		}
-		for i := range n.kids {
+	}
+	return nil
+}
+
+// decodeArray stores a non-null array into a Go array: extra items are
+// dropped, missing ones zeroed.
+func decodeArray(n *node, v reflect.Value) error {
+	if n.kind != kArray {
+		return typeErr(n, v.Type(), "", nil)
+	}
+	for i := 0; i < v.Len(); i++ {
+		if i < len(n.kids) {
 			if err := decodeValue(&n.kids[i], v.Index(i)); err != nil {
 				return withPath(err, indexSeg(i))
 			}
+		} else {
+			v.Index(i).SetZero()
 		}
-	case reflect.Array:
-		if n.kind != kArray {
-			return typeErr(n, t, "", nil)
-		}
-		for i := 0; i < v.Len(); i++ {
-			if i < len(n.kids) {
-				if err := decodeValue(&n.kids[i], v.Index(i)); err != nil {
-					return withPath(err, indexSeg(i))
-				}
-			} else {
-				v.Index(i).SetZero()
-			}
-		}
-	case reflect.Map:
-		return decodeMap(n, v)
-	case reflect.Struct:
-		return decodeStruct(n, v)
-	default:
-		return typeErr(n, t, "", nil)
 	}
 	return nil
 }
