@@ -146,9 +146,32 @@ func prepare(d Doc) (*prepared, error) {
 		return nil, err
 	}
 	p := &prepared{id: d.ID, contrib: map[string]*entityContrib{}}
+	chunkIDs, err := p.addChunks(d.Chunks)
+	if err != nil {
+		return nil, err
+	}
+	entities, err := p.addEntities(d.Entities)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.addMentions(d.Mentions, chunkIDs, entities); err != nil {
+		return nil, err
+	}
+	if err := p.addRelations(d.Relations, chunkIDs, entities); err != nil {
+		return nil, err
+	}
+	if err := p.addLinks(d.ID, d.Links); err != nil {
+		return nil, err
+	}
+	p.params = map[string]any{"id": d.ID, "url": d.URL, "title": d.Title, "chunk_count": int64(len(d.Chunks))}
+	return p, nil
+}
 
-	chunkIDs := make(map[string]bool, len(d.Chunks))
-	for i, c := range d.Chunks {
+// addChunks validates the chunks and adds their rows; it returns the set of
+// chunk ids.
+func (p *prepared) addChunks(chunks []Chunk) (map[string]bool, error) {
+	chunkIDs := make(map[string]bool, len(chunks))
+	for i, c := range chunks {
 		if err := checkID(fmt.Sprintf("chunks[%d].id", i), c.ID); err != nil {
 			return nil, err
 		}
@@ -161,41 +184,17 @@ func prepare(d Doc) (*prepared, error) {
 		chunkIDs[c.ID] = true
 		p.chunks = append(p.chunks, map[string]any{"id": c.ID, "ordinal": int64(c.Ordinal)})
 	}
+	return chunkIDs, nil
+}
 
-	entities := make(map[string]int, len(d.Entities))
-	for i, e := range d.Entities {
-		if err := checkID(fmt.Sprintf("entities[%d].id", i), e.ID); err != nil {
+// addEntities validates the entities and adds their rows, merging an entity
+// listed twice; it returns each entity id's row index.
+func (p *prepared) addEntities(list []Entity) (map[string]int, error) {
+	entities := make(map[string]int, len(list))
+	for i, e := range list {
+		name, aliases, err := checkEntity(i, e)
+		if err != nil {
 			return nil, err
-		}
-		name := strings.TrimSpace(e.Name)
-		if name == "" {
-			return nil, invalid("entities[%d].name is empty", i)
-		}
-		if len(name) > maxNameLen {
-			return nil, invalid("entities[%d].name is %d bytes long, the maximum is %d", i, len(name), maxNameLen)
-		}
-		if strings.TrimSpace(e.Type) == "" {
-			return nil, invalid("entities[%d].type is empty", i)
-		}
-		if len(e.Type) > maxNameLen {
-			return nil, invalid("entities[%d].type is too long", i)
-		}
-		if err := checkUnit(fmt.Sprintf("entities[%d].confidence", i), e.Confidence); err != nil {
-			return nil, err
-		}
-		aliases := make([]string, 0, len(e.Aliases))
-		for _, a := range e.Aliases {
-			a = strings.TrimSpace(a)
-			if a == "" || a == name || slices.Contains(aliases, a) {
-				continue
-			}
-			if len(a) > maxNameLen {
-				return nil, invalid("entities[%d].aliases has an alias of %d bytes, the maximum is %d", i, len(a), maxNameLen)
-			}
-			aliases = append(aliases, a)
-		}
-		if len(aliases) > maxAliases {
-			return nil, invalid("entities[%d].aliases has %d entries, the maximum is %d", i, len(aliases), maxAliases)
 		}
 		if j, dup := entities[e.ID]; dup {
 			// Same entity listed twice: keep the more confident description, merge aliases.
@@ -219,22 +218,66 @@ func prepare(d Doc) (*prepared, error) {
 			"aliases": aliases, "confidence": e.Confidence,
 		})
 	}
+	return entities, nil
+}
 
+// checkEntity validates entities[i] and returns its trimmed name and its
+// aliases, trimmed, without empties, repeats or the name itself.
+func checkEntity(i int, e Entity) (name string, aliases []string, err error) {
+	if err := checkID(fmt.Sprintf("entities[%d].id", i), e.ID); err != nil {
+		return "", nil, err
+	}
+	name = strings.TrimSpace(e.Name)
+	if name == "" {
+		return "", nil, invalid("entities[%d].name is empty", i)
+	}
+	if len(name) > maxNameLen {
+		return "", nil, invalid("entities[%d].name is %d bytes long, the maximum is %d", i, len(name), maxNameLen)
+	}
+	if strings.TrimSpace(e.Type) == "" {
+		return "", nil, invalid("entities[%d].type is empty", i)
+	}
+	if len(e.Type) > maxNameLen {
+		return "", nil, invalid("entities[%d].type is too long", i)
+	}
+	if err := checkUnit(fmt.Sprintf("entities[%d].confidence", i), e.Confidence); err != nil {
+		return "", nil, err
+	}
+	aliases = make([]string, 0, len(e.Aliases))
+	for _, a := range e.Aliases {
+		a = strings.TrimSpace(a)
+		if a == "" || a == name || slices.Contains(aliases, a) {
+			continue
+		}
+		if len(a) > maxNameLen {
+			return "", nil, invalid("entities[%d].aliases has an alias of %d bytes, the maximum is %d", i, len(a), maxNameLen)
+		}
+		aliases = append(aliases, a)
+	}
+	if len(aliases) > maxAliases {
+		return "", nil, invalid("entities[%d].aliases has %d entries, the maximum is %d", i, len(aliases), maxAliases)
+	}
+	return name, aliases, nil
+}
+
+// addMentions validates the mentions and adds their rows, one per chunk and
+// entity (counts summed), and the entities' contributions.
+func (p *prepared) addMentions(list []Mention, chunkIDs map[string]bool, entities map[string]int) error {
 	type mkey struct{ chunk, entity string }
 	mentions := map[mkey]map[string]any{}
 	var mentionOrder []mkey
-	for i, m := range d.Mentions {
+	for i, m := range list {
 		if !chunkIDs[m.ChunkID] {
-			return nil, invalid("mentions[%d].chunk_id %q is not one of the document's chunks", i, m.ChunkID)
+			return invalid("mentions[%d].chunk_id %q is not one of the document's chunks", i, m.ChunkID)
 		}
 		if _, ok := entities[m.EntityID]; !ok {
-			return nil, invalid("mentions[%d].entity_id %q is not one of the document's entities", i, m.EntityID)
+			return invalid("mentions[%d].entity_id %q is not one of the document's entities", i, m.EntityID)
 		}
 		if m.Count < 0 {
-			return nil, invalid("mentions[%d].count is %d, want >= 0", i, m.Count)
+			return invalid("mentions[%d].count is %d, want >= 0", i, m.Count)
 		}
 		if err := checkUnit(fmt.Sprintf("mentions[%d].confidence", i), m.Confidence); err != nil {
-			return nil, err
+			return err
 		}
 		n := int64(max(m.Count, 1))
 		k := mkey{m.ChunkID, m.EntityID}
@@ -257,44 +300,19 @@ func prepare(d Doc) (*prepared, error) {
 	for _, k := range mentionOrder {
 		p.mentions = append(p.mentions, mentions[k])
 	}
+	return nil
+}
 
+// addRelations validates the relations and adds their rows, one per from, to
+// and type (weights summed, evidence merged and capped at maxEvidence).
+func (p *prepared) addRelations(list []Relation, chunkIDs map[string]bool, entities map[string]int) error {
 	type rkey struct{ from, to, typ string }
 	relations := map[rkey]map[string]any{}
 	var relationOrder []rkey
-	for i, r := range d.Relations {
-		if _, ok := entities[r.From]; !ok {
-			return nil, invalid("relations[%d].from %q is not one of the document's entities", i, r.From)
-		}
-		if _, ok := entities[r.To]; !ok {
-			return nil, invalid("relations[%d].to %q is not one of the document's entities", i, r.To)
-		}
-		if r.From == r.To {
-			return nil, invalid("relations[%d] relates entity %q to itself", i, r.From)
-		}
-		if strings.TrimSpace(r.Type) == "" {
-			return nil, invalid("relations[%d].type is empty", i)
-		}
-		if len(r.Type) > 128 {
-			return nil, invalid("relations[%d].type is longer than 128 bytes", i)
-		}
-		if math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) {
-			return nil, invalid("relations[%d].weight is %v, want a finite number", i, r.Weight)
-		}
-		if err := checkUnit(fmt.Sprintf("relations[%d].confidence", i), r.Confidence); err != nil {
-			return nil, err
-		}
-		src := r.Source
-		switch src {
-		case "":
-			src = SourcePattern
-		case SourcePattern, SourceCooccurrence, SourceLink:
-		default:
-			return nil, invalid("relations[%d].source is %q, want %q, %q or %q", i, r.Source, SourcePattern, SourceCooccurrence, SourceLink)
-		}
-		for j, ev := range r.Evidence {
-			if !chunkIDs[ev] {
-				return nil, invalid("relations[%d].evidence[%d] %q is not one of the document's chunks", i, j, ev)
-			}
+	for i, r := range list {
+		src, err := checkRelation(i, r, chunkIDs, entities)
+		if err != nil {
+			return err
 		}
 		k := rkey{r.From, r.To, r.Type}
 		if row, ok := relations[k]; ok {
@@ -319,21 +337,64 @@ func prepare(d Doc) (*prepared, error) {
 		}
 		p.relations = append(p.relations, row)
 	}
+	return nil
+}
 
-	seenLinks := map[string]bool{}
-	for i, l := range d.Links {
-		if err := checkID(fmt.Sprintf("links[%d].target_id", i), l.TargetID); err != nil {
-			return nil, err
+// checkRelation validates relations[i] and returns its source (pattern when
+// empty).
+func checkRelation(i int, r Relation, chunkIDs map[string]bool, entities map[string]int) (string, error) {
+	if _, ok := entities[r.From]; !ok {
+		return "", invalid("relations[%d].from %q is not one of the document's entities", i, r.From)
+	}
+	if _, ok := entities[r.To]; !ok {
+		return "", invalid("relations[%d].to %q is not one of the document's entities", i, r.To)
+	}
+	if r.From == r.To {
+		return "", invalid("relations[%d] relates entity %q to itself", i, r.From)
+	}
+	if strings.TrimSpace(r.Type) == "" {
+		return "", invalid("relations[%d].type is empty", i)
+	}
+	if len(r.Type) > 128 {
+		return "", invalid("relations[%d].type is longer than 128 bytes", i)
+	}
+	if math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) {
+		return "", invalid("relations[%d].weight is %v, want a finite number", i, r.Weight)
+	}
+	if err := checkUnit(fmt.Sprintf("relations[%d].confidence", i), r.Confidence); err != nil {
+		return "", err
+	}
+	src := r.Source
+	switch src {
+	case "":
+		src = SourcePattern
+	case SourcePattern, SourceCooccurrence, SourceLink:
+	default:
+		return "", invalid("relations[%d].source is %q, want %q, %q or %q", i, r.Source, SourcePattern, SourceCooccurrence, SourceLink)
+	}
+	for j, ev := range r.Evidence {
+		if !chunkIDs[ev] {
+			return "", invalid("relations[%d].evidence[%d] %q is not one of the document's chunks", i, j, ev)
 		}
-		if l.TargetID == d.ID || seenLinks[l.TargetID] {
+	}
+	return src, nil
+}
+
+// addLinks validates the outgoing links and adds their rows, dropping self
+// links and repeats.
+func (p *prepared) addLinks(docID string, links []Link) error {
+	seenLinks := map[string]bool{}
+	for i, l := range links {
+		if err := checkID(fmt.Sprintf("links[%d].target_id", i), l.TargetID); err != nil {
+			return err
+		}
+		if l.TargetID == docID || seenLinks[l.TargetID] {
 			continue // self links and repeated links carry nothing new
 		}
 		seenLinks[l.TargetID] = true
 		p.links = append(p.links, map[string]any{"target": l.TargetID, "url": l.URL, "anchor": l.Anchor})
 	}
-
-	p.params = map[string]any{"id": d.ID, "url": d.URL, "title": d.Title, "chunk_count": int64(len(d.Chunks))}
-	return p, nil
+	return nil
 }
 
 // mergeStrings appends the strings of add missing from base, keeping order.
