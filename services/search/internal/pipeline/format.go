@@ -24,7 +24,7 @@ func (p *Pipeline) format(s *search) *Response {
 	}
 	resp.ResultCount = len(resp.Results)
 	resp.RelatedEntities = relatedEntities(s.q, s.fbEntities, s.expanded(), s.ranked)
-	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities, s.ranked)
+	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities)
 	if s.req.Explain {
 		resp.Explain = s.explain()
 	}
@@ -201,12 +201,19 @@ func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ex *kgapi.Ex
 	return out
 }
 
-// suggestions builds up to five follow-up queries: the query's main entity (or the
-// query) with a related entity, then the query with a term that co-occurs in the
-// titles and headings of the top results.
-func suggestions(q queryparse.Query, related []RelatedEntity, ranked []ranker.Result) []string {
+// suggestions builds up to five follow-up queries a person could type next, never
+// the query with a word appended:
+//   - the entities the top results are about (graph feedback): the narrower query
+//     that names the thing the answer is about ("parse command line arguments" →
+//     "argparse", "argparse.ArgumentParser");
+//   - the query with its entity replaced by a related one from the expansion: the
+//     same question about a neighbouring topic ("asyncio tasks" → "threading tasks").
+//
+// A query with neither gets no suggestion: a short list beats noise.
+func suggestions(q queryparse.Query, related []RelatedEntity) []string {
 	out := []string{}
-	seen := map[string]bool{q.Normalized: true}
+	query := strings.ToLower(q.Normalized)
+	seen := map[string]bool{query: true}
 	add := func(s string) {
 		s = strings.TrimSpace(s)
 		if s != "" && !seen[s] && len(out) < 5 {
@@ -214,54 +221,35 @@ func suggestions(q queryparse.Query, related []RelatedEntity, ranked []ranker.Re
 			out = append(out, s)
 		}
 	}
-	base := q.Normalized
-	if len(q.Entities) > 0 {
-		base = strings.ToLower(q.Entities[0].Text)
-	}
 	for _, r := range related {
-		if len(out) >= 3 {
-			break
-		}
-		add(base + " " + strings.ToLower(r.Name))
-	}
-	qterms := map[string]bool{}
-	for _, t := range ranker.Terms(q.Normalized) {
-		qterms[t] = true
-	}
-	count := map[string]int{}
-	var terms []string
-	top := ranked
-	if len(top) > 10 {
-		top = top[:10]
-	}
-	for _, r := range top {
-		seenHere := map[string]bool{}
-		text := queryparse.Normalize(r.Candidate.Title + " " + strings.Join(r.Candidate.Headings, " "))
-		for _, t := range queryparse.Terms(text) {
-			stems := ranker.Terms(t)
-			if len(stems) != 1 || qterms[stems[0]] || seenHere[t] || len(t) < 3 || !hasLetter(t) {
-				continue
-			}
-			seenHere[t] = true
-			if count[t] == 0 {
-				terms = append(terms, t)
-			}
-			count[t]++
+		name := strings.ToLower(r.Name)
+		if r.Source == "results" && suggestible(name) && !strings.Contains(query, name) && len(out) < 3 {
+			add(name)
 		}
 	}
-	sort.SliceStable(terms, func(i, j int) bool { return count[terms[i]] > count[terms[j]] })
-	for _, t := range terms {
-		// A term in one title is no co-occurrence; a term in (nearly) every title is
-		// site boilerplate ("— Python 3.11 documentation").
-		if count[t] < 2 && len(top) > 2 {
-			break
-		}
-		if len(top) >= 3 && (count[t] == len(top) || (len(top) >= 8 && 5*count[t] >= 4*len(top))) {
+	for _, e := range q.Entities {
+		span := strings.ToLower(e.Text)
+		if span == "" || !strings.Contains(query, span) {
 			continue
 		}
-		add(q.Normalized + " " + t)
+		for _, r := range related {
+			name := strings.ToLower(r.Name)
+			if r.Source == "expansion" && suggestible(name) && !strings.Contains(query, name) {
+				add(strings.Replace(query, span, name, 1))
+			}
+		}
+		break // the first entity with a span only
 	}
 	return out
+}
+
+// suggestible reports whether an entity name reads as something to search for: a
+// word with letters, not a bare number or version, and not a fragment of a sentence.
+func suggestible(name string) bool {
+	if len(name) < 2 || len(name) > 60 || !hasLetter(name) || len(strings.Fields(name)) > 4 {
+		return false
+	}
+	return strings.Trim(name, "0123456789.-_ ") != ""
 }
 
 func hasLetter(s string) bool {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"github.com/kgsearch/kgsearch/pkg/fielderr"
 	"math"
 	"strings"
 	"time"
@@ -79,13 +80,9 @@ const (
 	MaxDomain = 253
 )
 
-// FieldError is a request field the client must fix.
-type FieldError struct {
-	Field  string
-	Reason string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+// FieldError is a request field the client must fix: the one field-error type,
+// which the shared error mapper answers with a 400 naming the field.
+type FieldError = fielderr.Error
 
 // ErrUnavailable means every retriever failed: nothing can be answered.
 var ErrUnavailable = errors.New("no retriever is available")
