@@ -19,7 +19,7 @@ alive() { [[ -f $run/$1.pid ]] && kill -0 "$(cat "$run/$1.pid")" 2>/dev/null; }
 
 start_one() {
 	local svc=$1 p=${port[$1]} crawler_key=${KGS_API_KEYS:-}
-	crawler_key=${crawler_key%%,*} # the search pages call the crawler with the stack's first key
+	crawler_key=${crawler_key%%,*} # search calls the crawler, and both call kg, with the stack's first key
 	if alive "$svc"; then
 		echo "$svc: already running (pid $(cat "$run/$svc.pid")) http://127.0.0.1:$p"
 		return 0
@@ -27,7 +27,7 @@ start_one() {
 	KG_ADDR=127.0.0.1:${port[kg]} CRAWLER_ADDR=127.0.0.1:${port[crawler]} SEARCH_ADDR=127.0.0.1:${port[search]} \
 		KGS_KG_URL=${KGS_KG_URL:-http://127.0.0.1:${port[kg]}} SEARCH_INDEX_DIR=${SEARCH_INDEX_DIR:-$KGS_STATE/search/bleve} \
 		KGS_CRAWLER_URL=${KGS_CRAWLER_URL:-http://127.0.0.1:${port[crawler]}} \
-		KGS_CRAWLER_API_KEY=${KGS_CRAWLER_API_KEY:-$crawler_key} \
+		KGS_CRAWLER_API_KEY=${KGS_CRAWLER_API_KEY:-$crawler_key} KGS_KG_API_KEY=${KGS_KG_API_KEY:-$crawler_key} \
 		nohup "bin/$svc" >>"$logs/$svc.log" 2>&1 &
 	echo $! >"$run/$svc.pid"
 	local deadline=$((SECONDS + ${KGS_START_TIMEOUT:-120}))
