@@ -143,8 +143,11 @@ func (a *API) search(c *gin.Context, f fields) error {
 
 // searchError maps pipeline errors to HTTP errors.
 func searchError(err error) error {
+	var fe *pipeline.FieldError
 	var ue *pipeline.UnavailableError
 	switch {
+	case errors.As(err, &fe):
+		return httpserver.BadRequest(fe.Field, fe.Reason)
 	case errors.As(err, &ue):
 		return httpserver.Unavailable(ue.Error(), err)
 	case errors.Is(err, context.DeadlineExceeded):

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -189,7 +190,11 @@ func (f fields) request() (pipeline.Request, error) {
 		return req, httpserver.BadRequest("explain", err.Error())
 	}
 	if err := req.Validate(); err != nil {
-		return req, err // a *fielderr.Error: the shared mapper answers 400 naming the field
+		var fe *pipeline.FieldError
+		if errors.As(err, &fe) {
+			return req, httpserver.BadRequest(fe.Field, fe.Reason)
+		}
+		return req, err
 	}
 	return req, nil
 }
