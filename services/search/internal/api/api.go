@@ -18,6 +18,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/toon"
+	"github.com/kgsearch/kgsearch/services/search/internal/admission"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
 	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 )
@@ -135,19 +136,40 @@ func (a *API) search(c *gin.Context, f fields) error {
 		return err
 	}
 	resp, err := a.d.Search.Search(c.Request.Context(), req)
+	var se *admission.SaturatedError
+	if errors.As(err, &se) {
+		// Shed load without the error log a 5xx gets: under overload that log would
+		// cost the CPU the refusal saves. The metric counts refusals.
+		e := overloaded(se)
+		c.Header("Retry-After", strconv.Itoa(e.Retry))
+		body, _ := json.Marshal(httpserver.Problem{Type: "about:blank", Title: e.Title, Status: e.Status,
+			Detail: e.Detail, Instance: c.Request.URL.Path, RequestID: httpserver.RequestID(c)})
+		c.Data(e.Status, "application/problem+json", body)
+		return nil
+	}
 	if err != nil {
 		return searchError(err)
 	}
 	return write(c, resp, resp.ToTOON())
 }
 
+// overloaded is the 503 of a search refused by admission control: refusing, with
+// Retry-After, beats answering late or with signals missing.
+func overloaded(se *admission.SaturatedError) *httpserver.Error {
+	return &httpserver.Error{Status: http.StatusServiceUnavailable, Title: "overloaded",
+		Detail: "the search service is at capacity; retry after the Retry-After delay", Retry: se.RetryAfterSeconds(), Err: se}
+}
+
 // searchError maps pipeline errors to HTTP errors.
 func searchError(err error) error {
 	var fe *pipeline.FieldError
 	var ue *pipeline.UnavailableError
+	var se *admission.SaturatedError
 	switch {
 	case errors.As(err, &fe):
 		return httpserver.BadRequest(fe.Field, fe.Reason)
+	case errors.As(err, &se):
+		return overloaded(se)
 	case errors.As(err, &ue):
 		return httpserver.Unavailable(ue.Error(), err)
 	case errors.Is(err, context.DeadlineExceeded):

@@ -25,6 +25,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/queryparse"
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/search/internal/admission"
 	"github.com/kgsearch/kgsearch/services/search/internal/api"
 	"github.com/kgsearch/kgsearch/services/search/internal/bm25"
 	"github.com/kgsearch/kgsearch/services/search/internal/config"
@@ -78,7 +79,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	kg := kgapi.NewClient(cfg.KGURL, &http.Client{Timeout: 10 * time.Second}, cfg.KGAPIKey)
+	kg := kgapi.NewClient(cfg.KGURL, kgHTTPClient(), cfg.KGAPIKey)
 	rk, err := ranker.New(ranker.Options{PreviewChars: cfg.PreviewChars})
 	if err != nil {
 		return fmt.Errorf("start ranker: %w", err)
@@ -90,9 +91,12 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	po := cfg.PipelineOptions()
 	po.Tokens = tc.Count
 	pipe := pipeline.New(queryparse.New(finder), embedder, st, kg, ix, idx, rk, po, logger, pipeline.NewMetrics(srv.Registry()))
+	// Every search, from the API, the MCP tool (through the API) and the web pages,
+	// passes admission control first.
+	limited := admission.Limited{Next: pipe, L: admission.New(cfg.AdmissionOptions(), srv.Registry())}
 
 	api.New(srv, api.Deps{
-		Search: pipe, Index: idx, KG: kg, Reindex: api.ReindexFunc(func(ctx context.Context) error {
+		Search: limited, Index: idx, KG: kg, Reindex: api.ReindexFunc(func(ctx context.Context) error {
 			return ix.Rebuild(ctx, indexer.Fill(st, logger))
 		}),
 		Info: map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
@@ -101,7 +105,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err := openapi.Mount(srv.Engine(), "search", api.OpenAPI); err != nil {
 		return err
 	}
-	pages, err := web.New(web.Deps{Search: pipe, Chunks: st, Docs: idx, Graph: kg,
+	pages, err := web.New(web.Deps{Search: limited, Chunks: st, Docs: idx, Graph: kg,
 		Crawler: web.NewCrawler(cfg.CrawlerURL, cfg.CrawlerAPIKey), APIKeys: cfg.APIKeys, PrivateReads: !cfg.PublicSearch, Logger: logger})
 	if err != nil {
 		return err
@@ -126,6 +130,17 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return nil
 	})
 	return g.Wait()
+}
+
+// kgHTTPClient is the HTTP client for kg calls. Each search makes up to three kg
+// calls at once, and searches run concurrently: the default transport keeps only two
+// idle connections per host, so under load most calls would open (and close) a new
+// connection. The admission limit bounds how many are needed.
+func kgHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 256
+	return &http.Client{Timeout: 10 * time.Second, Transport: t}
 }
 
 // Reindex rebuilds the Bleve index at cfg.IndexDir from the store and returns. The

@@ -15,6 +15,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/services/search/internal/admission"
 	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 )
 
@@ -38,6 +39,12 @@ type Config struct {
 	BM25Timeout   time.Duration // SEARCH_BM25_TIMEOUT
 	ExpandTimeout time.Duration // SEARCH_EXPAND_TIMEOUT: kg expand
 	Candidates    int           // SEARCH_CANDIDATES: pool size per retriever
+
+	// Admission control (package admission): searches beyond MaxInFlight wait up to
+	// QueueWait in a queue of at most Queue, and are otherwise refused with 503.
+	MaxInFlight int           // SEARCH_MAX_INFLIGHT (default 4 x GOMAXPROCS)
+	Queue       int           // SEARCH_QUEUE (default SEARCH_MAX_INFLIGHT)
+	QueueWait   time.Duration // SEARCH_QUEUE_WAIT
 
 	ExpandMinConfidence float64 // SEARCH_EXPAND_MIN_CONFIDENCE
 	ExpandLimit         int     // SEARCH_EXPAND_LIMIT: related entities used
@@ -70,6 +77,7 @@ var (
 // (deadline, timeouts, candidates, expansion) is the pipeline's own defaults.
 func Default() Config {
 	po := pipeline.DefaultOptions()
+	ad := admission.Defaults()
 	return Config{
 		Addr:                "127.0.0.1:8080",
 		MariaDBDSN:          "kgsearch:kgsearch@tcp(127.0.0.1:13306)/kgsearch?parseTime=true",
@@ -83,6 +91,9 @@ func Default() Config {
 		BM25Timeout:         po.BM25Timeout,
 		ExpandTimeout:       po.ExpandTimeout,
 		Candidates:          po.Candidates,
+		MaxInFlight:         ad.MaxInFlight,
+		Queue:               ad.MaxQueue,
+		QueueWait:           ad.MaxWait,
 		ExpandMinConfidence: po.ExpandMinConfidence,
 		ExpandLimit:         po.ExpandLimit,
 		PreviewChars:        240,
@@ -114,6 +125,9 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.BM25Timeout = r.Duration("SEARCH_BM25_TIMEOUT", c.BM25Timeout)
 	c.ExpandTimeout = r.Duration("SEARCH_EXPAND_TIMEOUT", c.ExpandTimeout)
 	c.Candidates = r.Int("SEARCH_CANDIDATES", c.Candidates)
+	c.MaxInFlight = r.Int("SEARCH_MAX_INFLIGHT", c.MaxInFlight)
+	c.Queue = r.Int("SEARCH_QUEUE", c.MaxInFlight)
+	c.QueueWait = r.Duration("SEARCH_QUEUE_WAIT", c.QueueWait)
 	c.ExpandMinConfidence = r.Float("SEARCH_EXPAND_MIN_CONFIDENCE", c.ExpandMinConfidence)
 	c.ExpandLimit = r.Int("SEARCH_EXPAND_LIMIT", c.ExpandLimit)
 	c.PreviewChars = r.Int("SEARCH_PREVIEW_CHARS", c.PreviewChars)
@@ -148,6 +162,15 @@ func (c Config) HTTP() httpserver.Config {
 				PerAddr: c.RatePerAddr, PerKey: c.RatePerKey},
 			{Name: "crawl creation", Routes: []string{"POST /crawls"}, PerAddr: c.CrawlRatePerAddr},
 		}}
+}
+
+// AdmissionOptions are admission control's options from the configuration.
+func (c Config) AdmissionOptions() admission.Options {
+	o := admission.Options{MaxInFlight: c.MaxInFlight, MaxQueue: c.Queue, MaxWait: c.QueueWait}
+	if c.Queue == 0 {
+		o.MaxQueue = -1 // no queue
+	}
+	return o
 }
 
 // Validate rejects unusable values, naming the variable at fault.
@@ -211,6 +234,15 @@ func (c Config) Validate() error {
 	}
 	if c.Candidates < 10 || c.Candidates > 1000 {
 		bad("SEARCH_CANDIDATES", "%d is outside 10..1000", c.Candidates)
+	}
+	if c.MaxInFlight < 1 || c.MaxInFlight > 10000 {
+		bad("SEARCH_MAX_INFLIGHT", "%d is outside 1..10000", c.MaxInFlight)
+	}
+	if c.Queue < 0 || c.Queue > 100000 {
+		bad("SEARCH_QUEUE", "%d is outside 0..100000 (0: refuse at once when every slot is taken)", c.Queue)
+	}
+	if c.QueueWait < time.Millisecond || c.QueueWait > 10*time.Second {
+		bad("SEARCH_QUEUE_WAIT", "%s is outside 1ms..10s", c.QueueWait)
 	}
 	if c.ExpandMinConfidence <= 0 || c.ExpandMinConfidence > 1 {
 		bad("SEARCH_EXPAND_MIN_CONFIDENCE", "%g is outside (0,1]", c.ExpandMinConfidence)

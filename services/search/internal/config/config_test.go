@@ -28,7 +28,7 @@ func TestDefaultsAreValid(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	if c.Addr != "127.0.0.1:8080" || c.Deadline != 800*time.Millisecond || c.SyncInterval != time.Second ||
+	if c.Addr != "127.0.0.1:8080" || c.Deadline != 3*time.Second || c.SyncInterval != time.Second ||
 		c.IndexDir != ".state/search/bleve" || c.Candidates != 100 {
 		t.Errorf("defaults: got %+v", c)
 	}
@@ -53,7 +53,10 @@ func TestValidateNamesTheField(t *testing.T) {
 		{map[string]string{"SEARCH_ADDR": "8080"}, "SEARCH_ADDR"},
 		{map[string]string{"KGS_KG_URL": "ftp://x"}, "KGS_KG_URL"},
 		{map[string]string{"SEARCH_DEADLINE": "1ms"}, "SEARCH_DEADLINE"},
-		{map[string]string{"SEARCH_GRAPH_TIMEOUT": "2s"}, "SEARCH_GRAPH_TIMEOUT"},
+		{map[string]string{"SEARCH_GRAPH_TIMEOUT": "4s"}, "SEARCH_GRAPH_TIMEOUT"},
+		{map[string]string{"SEARCH_MAX_INFLIGHT": "0"}, "SEARCH_MAX_INFLIGHT"},
+		{map[string]string{"SEARCH_QUEUE": "-1"}, "SEARCH_QUEUE"},
+		{map[string]string{"SEARCH_QUEUE_WAIT": "0s"}, "SEARCH_QUEUE_WAIT"},
 		{map[string]string{"SEARCH_CANDIDATES": "5"}, "SEARCH_CANDIDATES"},
 		{map[string]string{"SEARCH_SYNC_INTERVAL": "1ms"}, "SEARCH_SYNC_INTERVAL"},
 		{map[string]string{"SEARCH_EXPAND_MIN_CONFIDENCE": "1.5"}, "SEARCH_EXPAND_MIN_CONFIDENCE"},
@@ -90,7 +93,8 @@ func TestValidateNamesTheField(t *testing.T) {
 func TestDefaultPipelineOptionsAreThePipelines(t *testing.T) {
 	got := Default().PipelineOptions()
 	want := pipeline.DefaultOptions()
-	want.ExpandHops = 0 // not configurable: the pipeline's default applies
+	// not configurable: the pipeline's defaults apply
+	want.ExpandHops, want.BreakerFailures, want.BreakerCooldown = 0, 0, 0
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default().PipelineOptions() differs from the pipeline's defaults (-want +got):\n%s", diff)
 	}

@@ -33,7 +33,11 @@
 //
 // A failing retriever never fails the search: its signal is dropped, the remaining
 // weights are renormalised and the signal is listed in degraded. Only when every
-// retriever fails does Search return an *UnavailableError. The phase timings count
+// retriever fails does Search return an *UnavailableError. The budgets are for a
+// dependency that is down or stuck, not for load (admission control, package
+// admission, keeps queued searches out of the pipeline), and every kg call passes a
+// circuit breaker (breaker.go) so that a kg that hangs stops costing each search a
+// timeout. The phase timings count
 // hydration and BM25 score completion under retrieve; expand is the expansion's own
 // time (beside the retrievers) plus the merge, so it overlaps retrieve and the phases
 // can add up to more than total_time_ms.

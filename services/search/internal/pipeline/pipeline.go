@@ -59,23 +59,36 @@ type Options struct {
 	ExpandMinConfidence float64       // related entities below it are not used
 	ExpandLimit         int           // related entities used
 	ExpandHops          int
+	// BreakerFailures consecutive kg failures open the circuit; BreakerCooldown later
+	// one probe call is let through (breaker.go).
+	BreakerFailures int
+	BreakerCooldown time.Duration
 	// Tokens counts cl100k tokens; nil leaves the tokens field zero.
 	Tokens func(b []byte) int
 }
 
 // DefaultOptions returns the pipeline's defaults, the one place they are written
 // (the service's configuration starts from them).
+//
+// The budgets are for real failure, a dependency that is down or stuck, not for a
+// busy machine: a search starts only once admission control (package admission) gave
+// it a slot, so its calls are not queued behind an unbounded crowd, and a call that
+// takes ten times its usual few milliseconds is still an answer worth waiting for.
+// A kg that refuses connections fails at once; one that hangs costs BreakerFailures
+// searches a GraphTimeout each, then the circuit opens and the rest fail at once.
 func DefaultOptions() Options {
 	return Options{
 		Candidates:          100,
-		Deadline:            800 * time.Millisecond,
-		VectorTimeout:       500 * time.Millisecond,
-		GraphTimeout:        300 * time.Millisecond,
-		BM25Timeout:         300 * time.Millisecond,
-		ExpandTimeout:       300 * time.Millisecond,
+		Deadline:            3 * time.Second,
+		VectorTimeout:       2 * time.Second,
+		GraphTimeout:        time.Second,
+		BM25Timeout:         2 * time.Second,
+		ExpandTimeout:       time.Second,
 		ExpandMinConfidence: 0.3,
 		ExpandLimit:         8,
 		ExpandHops:          2,
+		BreakerFailures:     3,
+		BreakerCooldown:     time.Second,
 	}
 }
 
@@ -90,6 +103,8 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.ExpandMinConfidence, d.ExpandMinConfidence)
 	orDefault(&o.ExpandLimit, d.ExpandLimit)
 	orDefault(&o.ExpandHops, d.ExpandHops)
+	orDefault(&o.BreakerFailures, d.BreakerFailures)
+	orDefault(&o.BreakerCooldown, d.BreakerCooldown)
 	return o
 }
 
@@ -122,8 +137,12 @@ func New(parser *queryparse.Parser, emb embed.Embedder, st Store, kg Graph, text
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	opt = opt.withDefaults()
+	if kg != nil {
+		kg = guardedGraph{g: kg, b: newBreaker(opt.BreakerFailures, opt.BreakerCooldown)}
+	}
 	return &Pipeline{parser: parser, emb: emb, st: st, kg: kg, text: text, docs: docs, rk: rk,
-		opt: opt.withDefaults(), log: logger, met: met}
+		opt: opt, log: logger, met: met}
 }
 
 // Search runs a search: parse, then retrieval with the expansion beside it, the
@@ -163,6 +182,8 @@ func appendUnique(dst []string, vals ...string) []string {
 // reason is a short, client-safe description of a retriever failure.
 func reason(err error) string {
 	switch {
+	case errors.Is(err, ErrCircuitOpen):
+		return "kg circuit open after repeated failures"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timed out"
 	case errors.Is(err, context.Canceled):

@@ -23,6 +23,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/queryparse"
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/search/internal/admission"
 	"github.com/kgsearch/kgsearch/services/search/internal/api"
 	"github.com/kgsearch/kgsearch/services/search/internal/bm25"
 	"github.com/kgsearch/kgsearch/services/search/internal/config"
@@ -63,6 +64,8 @@ type Options struct {
 	Dims     int                                    // hash embedder dimensions; default Dims
 	Pipeline func(o *pipeline.Options)              // adjust pipeline options
 	Graph    func(kg pipeline.Graph) pipeline.Graph // wrap the kg client
+	// Admission, when set, puts the API's searches behind admission control.
+	Admission *admission.Options
 }
 
 // FreshDatabase creates kgsearch_test_<random> on the test server, drops it when the
@@ -132,7 +135,11 @@ func New(t testing.TB, o Options) *Env {
 	}
 	e.Pipeline = pipeline.New(queryparse.New(e.Finder), e.Embedder, st, kg, ix, e.Indexer, rk, po, logger, nil)
 	e.Server = httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0"}, logger)
-	a := api.New(e.Server, api.Deps{Search: e.Pipeline, Index: e.Indexer, KG: lister,
+	var searcher api.Searcher = e.Pipeline
+	if o.Admission != nil {
+		searcher = admission.Limited{Next: e.Pipeline, L: admission.New(*o.Admission, nil)}
+	}
+	a := api.New(e.Server, api.Deps{Search: searcher, Index: e.Indexer, KG: lister,
 		Reindex: api.ReindexFunc(func(ctx context.Context) error { return ix.Rebuild(ctx, indexer.Fill(st, logger)) })})
 	a.Register()
 	e.HTTP = httptest.NewServer(e.Server.Engine())
