@@ -107,3 +107,23 @@ func (g guardedGraph) Expand(ctx context.Context, req kgapi.ExpandRequest) (*kga
 func (g guardedGraph) Feedback(ctx context.Context, req kgapi.FeedbackRequest) (*kgapi.FeedbackResponse, error) {
 	return guard(ctx, g.b, g.g.Feedback, req)
 }
+
+// guardedRetriever is guardedGraph for a kg client with the one-round-trip call,
+// which it keeps (the expansion uses it when the client is a Retriever).
+type guardedRetriever struct {
+	guardedGraph
+	rt Retriever
+}
+
+func (g guardedRetriever) Retrieve(ctx context.Context, req kgapi.RetrieveRequest) (*kgapi.RetrieveResponse, error) {
+	return guard(ctx, g.b, g.rt.Retrieve, req)
+}
+
+// guarded puts kg behind a new breaker, keeping its Retrieve call when it has one.
+func guarded(kg Graph, o Options) Graph {
+	g := guardedGraph{g: kg, b: newBreaker(o.BreakerFailures, o.BreakerCooldown)}
+	if rt, ok := kg.(Retriever); ok {
+		return guardedRetriever{guardedGraph: g, rt: rt}
+	}
+	return g
+}

@@ -80,3 +80,19 @@ func TestBreakerOpensProbesAndCloses(t *testing.T) {
 		t.Error("timeouts did not open the circuit")
 	}
 }
+
+type retrieverGraph struct{ Graph }
+
+func (retrieverGraph) Retrieve(context.Context, kgapi.RetrieveRequest) (*kgapi.RetrieveResponse, error) {
+	return nil, nil
+}
+
+func TestGuardKeepsTheRetrieveCall(t *testing.T) {
+	if _, ok := New(nil, nil, nil, retrieverGraph{}, nil, nil, nil, Options{}, nil, nil).kg.(Retriever); !ok {
+		t.Error("a kg client with Retrieve lost it behind the breaker")
+	}
+	var plain struct{ Graph }
+	if _, ok := New(nil, nil, nil, plain, nil, nil, nil, Options{}, nil, nil).kg.(Retriever); ok {
+		t.Error("a kg client without Retrieve gained it")
+	}
+}

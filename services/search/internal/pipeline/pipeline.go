@@ -139,7 +139,7 @@ func New(parser *queryparse.Parser, emb embed.Embedder, st Store, kg Graph, text
 	}
 	opt = opt.withDefaults()
 	if kg != nil {
-		kg = guardedGraph{g: kg, b: newBreaker(opt.BreakerFailures, opt.BreakerCooldown)}
+		kg = guarded(kg, opt)
 	}
 	return &Pipeline{parser: parser, emb: emb, st: st, kg: kg, text: text, docs: docs, rk: rk,
 		opt: opt, log: logger, met: met}
