@@ -26,6 +26,13 @@ type KG interface {
 	DeleteDocument(ctx context.Context, id string) error
 }
 
+// Store is the outbox table in MariaDB (store.Store).
+type Store interface {
+	ClaimOutbox(ctx context.Context, owner string, n int, lease time.Duration) ([]store.OutboxItem, error)
+	AckOutbox(ctx context.Context, id int64, owner string) error
+	FailOutbox(ctx context.Context, id int64, owner string, cause error) (time.Time, error)
+}
+
 // Config tunes a Worker. Zero fields take the defaults given.
 type Config struct {
 	Owner   string        // claim owner; required, unique per process
@@ -38,7 +45,7 @@ type Config struct {
 // Worker delivers outbox rows.
 type Worker struct {
 	cfg       Config
-	st        *store.Store
+	st        Store
 	kg        KG
 	log       *slog.Logger
 	delivered *prometheus.CounterVec
@@ -46,7 +53,7 @@ type Worker struct {
 }
 
 // New returns a Worker; reg may be nil.
-func New(cfg Config, st *store.Store, kg KG, logger *slog.Logger, reg prometheus.Registerer) *Worker {
+func New(cfg Config, st Store, kg KG, logger *slog.Logger, reg prometheus.Registerer) *Worker {
 	if cfg.Workers == 0 {
 		cfg.Workers = 2
 	}

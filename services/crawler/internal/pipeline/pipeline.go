@@ -62,9 +62,15 @@ type Result struct {
 	Timings  Timings
 }
 
+// Store keeps a document with its chunks and kg outbox row in one
+// transaction (store.Store).
+type Store interface {
+	UpsertDocument(ctx context.Context, doc *store.Document, chunks []store.Chunk, outboxPayload json.RawMessage) (store.UpsertResult, error)
+}
+
 // Pipeline indexes pages. It is safe for concurrent use.
 type Pipeline struct {
-	st       *store.Store
+	st       Store
 	embedder embed.Embedder
 	splitter Splitter
 	// variant is mixed into the content hash: a page is re-indexed when the
@@ -74,7 +80,7 @@ type Pipeline struct {
 }
 
 // New returns a Pipeline; variant names the chunking settings (e.g. "256/32").
-func New(st *store.Store, e embed.Embedder, s Splitter, variant string) *Pipeline {
+func New(st Store, e embed.Embedder, s Splitter, variant string) *Pipeline {
 	return &Pipeline{st: st, embedder: e, splitter: s, variant: e.Info().Name + "/" + variant, maxLinks: 1000}
 }
 
