@@ -76,7 +76,7 @@ type Deps struct {
 	// PrivateReads, with APIKeys, puts the read pages (search, entities, crawls,
 	// documents) behind the login too: searches are not public (KGS_PUBLIC_SEARCH unset).
 	PrivateReads bool
-	Logger  *slog.Logger
+	Logger       *slog.Logger
 	// Timeout bounds the kg and crawler calls of one page; default 5s.
 	Timeout time.Duration
 }
