@@ -39,6 +39,7 @@ type Config struct {
 	BM25Timeout   time.Duration // SEARCH_BM25_TIMEOUT
 	ExpandTimeout time.Duration // SEARCH_EXPAND_TIMEOUT: kg expand
 	Candidates    int           // SEARCH_CANDIDATES: pool size per retriever
+	QueryCache    int           // SEARCH_QUERY_CACHE: recent query vectors kept (0: none)
 
 	// Admission control (package admission): searches beyond MaxInFlight wait up to
 	// QueueWait in a queue of at most Queue, and are otherwise refused with 503.
@@ -91,6 +92,7 @@ func Default() Config {
 		BM25Timeout:         po.BM25Timeout,
 		ExpandTimeout:       po.ExpandTimeout,
 		Candidates:          po.Candidates,
+		QueryCache:          po.QueryCache,
 		MaxInFlight:         ad.MaxInFlight,
 		Queue:               ad.MaxQueue,
 		QueueWait:           ad.MaxWait,
@@ -125,6 +127,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.BM25Timeout = r.Duration("SEARCH_BM25_TIMEOUT", c.BM25Timeout)
 	c.ExpandTimeout = r.Duration("SEARCH_EXPAND_TIMEOUT", c.ExpandTimeout)
 	c.Candidates = r.Int("SEARCH_CANDIDATES", c.Candidates)
+	c.QueryCache = r.Int("SEARCH_QUERY_CACHE", c.QueryCache)
 	c.MaxInFlight = r.Int("SEARCH_MAX_INFLIGHT", c.MaxInFlight)
 	c.Queue = r.Int("SEARCH_QUEUE", c.MaxInFlight)
 	c.QueueWait = r.Duration("SEARCH_QUEUE_WAIT", c.QueueWait)
@@ -149,7 +152,15 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 func (c Config) PipelineOptions() pipeline.Options {
 	return pipeline.Options{Candidates: c.Candidates, Deadline: c.Deadline, VectorTimeout: c.VectorTimeout,
 		GraphTimeout: c.GraphTimeout, BM25Timeout: c.BM25Timeout, ExpandTimeout: c.ExpandTimeout,
-		ExpandMinConfidence: c.ExpandMinConfidence, ExpandLimit: c.ExpandLimit}
+		ExpandMinConfidence: c.ExpandMinConfidence, ExpandLimit: c.ExpandLimit, QueryCache: queryCache(c.QueryCache)}
+}
+
+// queryCache maps SEARCH_QUERY_CACHE to the pipeline's option (0 there is the default).
+func queryCache(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // HTTP is the shared server's configuration: keys, public searches, and the rate
@@ -234,6 +245,9 @@ func (c Config) Validate() error {
 	}
 	if c.Candidates < 10 || c.Candidates > 1000 {
 		bad("SEARCH_CANDIDATES", "%d is outside 10..1000", c.Candidates)
+	}
+	if c.QueryCache < 0 || c.QueryCache > 1_000_000 {
+		bad("SEARCH_QUERY_CACHE", "%d is outside 0..1000000 (0: no cache)", c.QueryCache)
 	}
 	if c.MaxInFlight < 1 || c.MaxInFlight > 10000 {
 		bad("SEARCH_MAX_INFLIGHT", "%d is outside 1..10000", c.MaxInFlight)

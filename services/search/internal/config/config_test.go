@@ -55,6 +55,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{map[string]string{"SEARCH_DEADLINE": "1ms"}, "SEARCH_DEADLINE"},
 		{map[string]string{"SEARCH_GRAPH_TIMEOUT": "4s"}, "SEARCH_GRAPH_TIMEOUT"},
 		{map[string]string{"SEARCH_MAX_INFLIGHT": "0"}, "SEARCH_MAX_INFLIGHT"},
+		{map[string]string{"SEARCH_QUERY_CACHE": "-5"}, "SEARCH_QUERY_CACHE"},
 		{map[string]string{"SEARCH_QUEUE": "-1"}, "SEARCH_QUEUE"},
 		{map[string]string{"SEARCH_QUEUE_WAIT": "0s"}, "SEARCH_QUEUE_WAIT"},
 		{map[string]string{"SEARCH_CANDIDATES": "5"}, "SEARCH_CANDIDATES"},

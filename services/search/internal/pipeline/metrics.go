@@ -14,6 +14,7 @@ type Metrics struct {
 	phase    *prometheus.HistogramVec
 	errors   *prometheus.CounterVec
 	degraded *prometheus.CounterVec
+	qcache   *prometheus.CounterVec
 }
 
 // NewMetrics registers the pipeline's metrics with reg.
@@ -33,7 +34,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Searches answered without a signal, by signal.",
 		}, []string{"signal"}),
 	}
-	reg.MustRegister(m.phase, m.errors, m.degraded)
+	m.qcache = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "kgsearch", Subsystem: "search", Name: "query_vector_cache_total",
+		Help: "Query embeddings looked up in the cache of recent query vectors, by result (hit, miss).",
+	}, []string{"result"})
+	reg.MustRegister(m.phase, m.errors, m.degraded, m.qcache)
 	return m
 }
 
@@ -57,6 +62,16 @@ func (p *Pipeline) retrieverError(name string, err error) {
 	}
 	if p.met != nil {
 		p.met.errors.WithLabelValues(name, kind).Inc()
+	}
+}
+
+func (p *Pipeline) queryCacheInc(hit bool) {
+	if p.met != nil {
+		r := "miss"
+		if hit {
+			r = "hit"
+		}
+		p.met.qcache.WithLabelValues(r).Inc()
 	}
 }
 

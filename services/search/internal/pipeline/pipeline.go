@@ -63,6 +63,8 @@ type Options struct {
 	// one probe call is let through (breaker.go).
 	BreakerFailures int
 	BreakerCooldown time.Duration
+	// QueryCache is the number of recent query vectors kept (qcache.go); < 0: none.
+	QueryCache int
 	// Tokens counts cl100k tokens; nil leaves the tokens field zero.
 	Tokens func(b []byte) int
 }
@@ -89,6 +91,7 @@ func DefaultOptions() Options {
 		ExpandHops:          2,
 		BreakerFailures:     3,
 		BreakerCooldown:     time.Second,
+		QueryCache:          1024,
 	}
 }
 
@@ -105,6 +108,9 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.ExpandHops, d.ExpandHops)
 	orDefault(&o.BreakerFailures, d.BreakerFailures)
 	orDefault(&o.BreakerCooldown, d.BreakerCooldown)
+	if o.QueryCache == 0 {
+		o.QueryCache = d.QueryCache
+	}
 	return o
 }
 
@@ -127,7 +133,8 @@ type Pipeline struct {
 	opt    Options
 	log    *slog.Logger
 	met    *Metrics
-	state  sync.Map // retriever name → *atomic.Bool failing
+	state  sync.Map      // retriever name → *atomic.Bool failing
+	qvecs  *queryVectors // nil: no cache
 }
 
 // New builds a pipeline. kg may be nil (the graph signal is then always degraded);
@@ -141,8 +148,12 @@ func New(parser *queryparse.Parser, emb embed.Embedder, st Store, kg Graph, text
 	if kg != nil {
 		kg = guarded(kg, opt)
 	}
-	return &Pipeline{parser: parser, emb: emb, st: st, kg: kg, text: text, docs: docs, rk: rk,
+	p := &Pipeline{parser: parser, emb: emb, st: st, kg: kg, text: text, docs: docs, rk: rk,
 		opt: opt, log: logger, met: met}
+	if opt.QueryCache > 0 {
+		p.qvecs = newQueryVectors(opt.QueryCache)
+	}
+	return p
 }
 
 // Search runs a search: parse, then retrieval with the expansion beside it, the

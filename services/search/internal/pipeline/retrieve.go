@@ -113,14 +113,11 @@ func (p *Pipeline) timed(ctx context.Context, name string, timeout time.Duration
 }
 
 func (p *Pipeline) retrieveVector(ctx context.Context, s *search) (int, error) {
-	vs, err := p.emb.Embed(ctx, []string{s.q.Normalized})
+	vec, err := p.embedQuery(ctx, s.q.Normalized)
 	if err != nil {
-		return 0, fmt.Errorf("embed query: %w", err)
+		return 0, err
 	}
-	if len(vs) != 1 {
-		return 0, fmt.Errorf("embed query: got %d vectors, want 1", len(vs))
-	}
-	s.qvec = vs[0]
+	s.qvec = vec
 	hits, err := p.st.SearchVectors(ctx, s.qvec, p.opt.Candidates, storeFilter(s.req))
 	s.vecHits = hits
 	return len(hits), err
@@ -152,6 +149,32 @@ func (p *Pipeline) retrieveBM25(ctx context.Context, s *search) (int, error) {
 	hits, err := p.text.SearchIDs(ctx, bm25Text(s.q), p.opt.Candidates, bm25Filter(s.req))
 	s.bmHits = hits
 	return len(hits), err
+}
+
+// embedQuery returns the query's vector, from the cache of recent query vectors
+// when it is there.
+func (p *Pipeline) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	var key string
+	if p.qvecs != nil {
+		m := p.emb.Info()
+		key = m.Name + "\x00" + strconv.Itoa(m.Dims) + "\x00" + text
+		if v, ok := p.qvecs.get(key); ok {
+			p.queryCacheInc(true)
+			return v, nil
+		}
+		p.queryCacheInc(false)
+	}
+	vs, err := p.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("embed query: got %d vectors, want 1", len(vs))
+	}
+	if p.qvecs != nil {
+		p.qvecs.put(key, vs[0])
+	}
+	return vs[0], nil
 }
 
 func (s *search) mergeVector() {
