@@ -17,6 +17,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/graph"
 	"github.com/kgsearch/kgsearch/pkg/graph/profile"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/openapi"
 	"github.com/kgsearch/kgsearch/services/kg/internal/api"
 	"github.com/kgsearch/kgsearch/services/kg/internal/config"
 	"github.com/kgsearch/kgsearch/services/kg/internal/corpus"
@@ -87,6 +88,9 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 		Profiles: profiles, ProfileSource: st})
 	srv.Registry().MustRegister(svc.Collectors()...)
 	api.New(srv, api.Deps{Ingest: svc, Query: svc, Browse: svc}).Register()
+	if err := openapi.Mount(srv.Engine(), "kg", api.OpenAPI); err != nil {
+		return nil, err
+	}
 	srv.AddReadyCheck("neo4j", st.Ping)
 	return &Parts{Server: srv, Graph: svc, Store: st, Access: access, Follower: follower, Extractor: x, Learner: learner, Profiles: profiles, cfg: cfg, log: logger}, nil
 }
