@@ -50,6 +50,10 @@ bench: ## run the benchmarks against the real stack (see docs/benchmarks.md)
 eval: ## relevance on the dev sets: our modes, ablations and peer baselines (tantivy BM25, exact dense, RRF); nDCG@10, MRR@10, Recall@10, sign tests
 	scripts/eval.sh
 
+.PHONY: apicheck
+apicheck: ## schemathesis against each service's /openapi.json (bounded: APICHECK_EXAMPLES, APICHECK_TIMEOUT)
+	scripts/apicheck.sh
+
 .PHONY: load
 load: ## load test the running search service at 1 and 8 clients (p50/p99, QPS, RSS)
 	$(GO) run ./cmd/kgload -clients 1,8 -duration 30s -pid-file $(KGS_STATE)/run/search.pid

@@ -343,6 +343,9 @@ func (it OutboxItem) DeletePayload() (DeletePayload, error) {
 // enqueues an OutboxDelete row with the payload (nil: the id alone). Unknown ids
 // give ErrNotFound.
 func (s *Store) DeleteDocument(ctx context.Context, id string, del *DeletePayload) (int64, error) {
+	if !isASCII(id) {
+		return 0, fmt.Errorf("delete document %s: %w", id, ErrNotFound)
+	}
 	p := DeletePayload{ID: id}
 	if del != nil {
 		if del.ID != "" && del.ID != id {
@@ -411,6 +414,9 @@ func scanDocument(r scanner) (Document, error) {
 
 // GetDocument returns the document with the id, or ErrNotFound.
 func (s *Store) GetDocument(ctx context.Context, id string) (Document, error) {
+	if !isASCII(id) {
+		return Document{}, fmt.Errorf("get document %s: %w", id, ErrNotFound)
+	}
 	d, err := scanDocument(s.db.QueryRowContext(ctx, "SELECT "+documentColumns+" FROM documents WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Document{}, fmt.Errorf("get document %s: %w", id, ErrNotFound)
@@ -447,6 +453,12 @@ func (s *Store) ListDocuments(ctx context.Context, o ListOptions) (DocumentPage,
 	}
 	if o.Limit < 1 || o.Limit > 1000 {
 		return DocumentPage{}, fmt.Errorf("list documents: %w", invalid("limit", "%d is outside 1..1000", o.Limit))
+	}
+	if !isASCII(o.After) {
+		return DocumentPage{}, fmt.Errorf("list documents: %w", invalid("after", "not a document id; pass the next_after of the previous page"))
+	}
+	if !isASCII(o.Domain) {
+		return DocumentPage{}, fmt.Errorf("list documents: %w", invalid("domain", "not an ASCII host name; use the punycode (xn--) form"))
 	}
 	q := "SELECT " + documentColumns + " FROM documents WHERE id > ?"
 	args := []any{o.After}

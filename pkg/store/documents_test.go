@@ -438,3 +438,32 @@ func TestVectorRoundTrip(t *testing.T) {
 		t.Error("DecodeVector of 3 bytes: got nil error")
 	}
 }
+
+// TestNonASCIIIdentifiers: ids and cursors outside ASCII cannot name a row of
+// the ASCII id columns; they are "not found" or "invalid", never a MariaDB
+// collation error (found by schemathesis through the crawler's API).
+func TestNonASCIIIdentifiers(t *testing.T) {
+	st := newStore(t)
+	ctx := context.Background()
+	for _, id := range []string{"é", "1¢\"¬X7", "\U0010ffff"} {
+		if _, err := st.GetDocument(ctx, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("GetDocument(%q): got %v, want ErrNotFound", id, err)
+		}
+		if _, err := st.DeleteDocument(ctx, id, nil); !errors.Is(err, ErrNotFound) {
+			t.Errorf("DeleteDocument(%q): got %v, want ErrNotFound", id, err)
+		}
+		if _, err := st.GetJob(ctx, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("GetJob(%q): got %v, want ErrNotFound", id, err)
+		}
+		if _, err := st.CancelJob(ctx, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("CancelJob(%q): got %v, want ErrNotFound", id, err)
+		}
+		var ve *ValidationError
+		if _, err := st.ListDocuments(ctx, ListOptions{After: id}); !errors.As(err, &ve) || ve.Field != "after" {
+			t.Errorf("ListDocuments(after %q): got %v, want a validation error naming after", id, err)
+		}
+		if _, err := st.ListDocuments(ctx, ListOptions{Domain: id}); !errors.As(err, &ve) || ve.Field != "domain" {
+			t.Errorf("ListDocuments(domain %q): got %v, want a validation error naming domain", id, err)
+		}
+	}
+}

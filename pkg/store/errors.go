@@ -68,3 +68,16 @@ type ValidationError = fielderr.Error
 func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...), Err: ErrInvalid}
 }
+
+// isASCII reports whether s can equal a value of an ASCII column (ids, domains).
+// MariaDB refuses to compare a non-ASCII parameter with such a column (error 1267,
+// illegal mix of collations) instead of finding no row, so callers answer "not
+// found" or "invalid" before asking.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}

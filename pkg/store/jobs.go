@@ -94,6 +94,9 @@ func (s *Store) CreateJob(ctx context.Context, spec json.RawMessage) (Job, error
 
 // GetJob returns a job or ErrNotFound.
 func (s *Store) GetJob(ctx context.Context, id string) (Job, error) {
+	if !isASCII(id) {
+		return Job{}, fmt.Errorf("get job %s: %w", id, ErrNotFound)
+	}
 	j, err := scanJob(s.db.QueryRowContext(ctx, "SELECT "+jobColumns+" FROM crawl_jobs WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, fmt.Errorf("get job %s: %w", id, ErrNotFound)
@@ -232,6 +235,9 @@ func (s *Store) FinishJob(ctx context.Context, id, owner string, status JobStatu
 // CancelJob marks a queued or running job cancelled (a running job's owner sees it
 // at its next heartbeat and stops). Terminal jobs are returned unchanged.
 func (s *Store) CancelJob(ctx context.Context, id string) (Job, error) {
+	if !isASCII(id) {
+		return Job{}, fmt.Errorf("cancel job %s: %w", id, ErrNotFound)
+	}
 	// MariaDB applies SET assignments left to right: finished_at must read the old status.
 	if _, err := s.db.ExecContext(ctx, `UPDATE crawl_jobs SET
 		finished_at = IF(status = 'queued' OR lease_until < UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), finished_at),

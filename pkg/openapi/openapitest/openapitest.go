@@ -224,3 +224,6 @@ func (c *Checker) Fetch(base, method, path, body string, hdr ...string) (int, ht
 	c.Check(req, resp.StatusCode, resp.Header, data)
 	return resp.StatusCode, resp.Header, data
 }
+
+// Doc is the loaded document, for checks of its own (an enum against the code).
+func (c *Checker) Doc() *openapi3.T { return c.doc }

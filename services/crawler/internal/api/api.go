@@ -413,6 +413,9 @@ type chunkWithDoc struct {
 func (a *API) getChunk(c *gin.Context) error {
 	ctx := c.Request.Context()
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return httpserver.NotFound("no chunk " + c.Param("id")) // decimal, but no chunk id is that large
+	}
 	if err != nil {
 		return httpserver.BadRequest("id", "a chunk id is a decimal integer (the chunk_id of a search result)")
 	}

@@ -86,6 +86,7 @@ func TestOpenAPIContract(t *testing.T) {
 	call("GET", "/api/v1/chunks/"+doc.Chunks[0].ID, "", 200)
 	call("GET", "/api/v1/chunks/abc", "", 400)
 	call("GET", "/api/v1/chunks/12345", "", 404)
+	call("GET", "/api/v1/chunks/99999999999999999999", "", 404) // decimal, beyond int64: no such chunk
 	call("DELETE", "/api/v1/documents/"+id, "", 200)
 	call("DELETE", "/api/v1/documents/"+id, "", 404)
 

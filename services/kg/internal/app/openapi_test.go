@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +81,23 @@ func TestOpenAPIContract(t *testing.T) {
 			t.Errorf("%s %s without a key: got %d: %s", r[0], r[1], code, data)
 		}
 	}
+
+	// The documented entity types are the taxonomy's.
+	var types []string
+	for _, ty := range s.parts.Extractor.Types() {
+		types = append(types, ty.Name)
+	}
+	var enum []string
+	for _, v := range c.Doc().Paths.Find("/api/v1/entities").Get.Parameters.GetByInAndName("query", "type").Schema.Value.Enum {
+		enum = append(enum, fmt.Sprint(v))
+	}
+	slices.Sort(types)
+	slices.Sort(enum)
+	if !slices.Equal(types, enum) {
+		t.Errorf("the type enum of GET /api/v1/entities is not the taxonomy:\n doc  %v\n code %v", enum, types)
+	}
+	call("GET", "/api/v1/entities?type=database&limit=2", "", 200)
+	call("GET", "/api/v1/entities?type=nosuchtype", "", 400)
 
 	var routes []string
 	for _, r := range s.parts.Server.Engine().Routes() {
