@@ -63,3 +63,39 @@ func TestEveryAPIRouteNeedsAKey(t *testing.T) {
 		}
 	}
 }
+
+// The rate-limited routes of the configuration are routes the API registers, and a
+// key over its crawl-creation budget gets 429 with Retry-After.
+func TestRateLimitedRoutesExist(t *testing.T) {
+	cfg := config.Default()
+	cfg.APIKeys = []string{authKey}
+	cfg.RatePerKey = httpserver.Rate{PerSecond: 1.0 / 60, Burst: 2}
+	srv := httpserver.New("crawler", cfg.HTTP(), discard())
+	api.New(srv, api.Deps{}).Register()
+	registered := map[string]bool{}
+	for _, r := range srv.Engine().Routes() {
+		registered[r.Method+" "+r.Path] = true
+	}
+	for _, l := range cfg.HTTP().Limits {
+		for _, r := range l.Routes {
+			if !registered[r] {
+				t.Errorf("limited route %q is not registered", r)
+			}
+		}
+	}
+	var codes []int
+	for range 3 {
+		req := httptest.NewRequest("POST", "/api/v1/crawls", strings.NewReader("{}"))
+		req.RemoteAddr = "192.0.2.1:1000"
+		req.Header.Set("Authorization", "Bearer "+authKey)
+		rec := httptest.NewRecorder()
+		srv.Engine().ServeHTTP(rec, req)
+		codes = append(codes, rec.Code)
+		if rec.Code == 429 && rec.Header().Get("Retry-After") == "" {
+			t.Error("429 without Retry-After")
+		}
+	}
+	if codes[0] == 429 || codes[1] == 429 || codes[2] != 429 {
+		t.Errorf("statuses %v: want the third over a burst of 2 to be 429", codes)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/services/search/internal/api"
 	"github.com/kgsearch/kgsearch/services/search/internal/config"
+	"github.com/kgsearch/kgsearch/services/search/internal/web"
 )
 
 // authKey is a key configured in the route-table tests.
@@ -70,5 +71,36 @@ func TestEveryAPIRouteNeedsAKey(t *testing.T) {
 				t.Errorf("public=%v: %s without a key: %d, want 401=%v", public, route, code, want401)
 			}
 		}
+	}
+}
+
+// The rate-limited routes of the configuration are routes the service registers
+// (API, MCP, web pages).
+func TestRateLimitedRoutesExist(t *testing.T) {
+	cfg := config.Default()
+	cfg.APIKeys = []string{authKey}
+	srv := httpserver.New("search", cfg.HTTP(), discard())
+	api.New(srv, api.Deps{}).Register()
+	MountMCP(srv, nil, nil, cfg.APIKeys, discard())
+	pages, err := web.New(web.Deps{APIKeys: cfg.APIKeys, Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages.Register(srv.Engine())
+	registered := map[string]bool{}
+	for _, r := range srv.Engine().Routes() {
+		registered[r.Method+" "+r.Path] = true
+	}
+	n := 0
+	for _, l := range cfg.HTTP().Limits {
+		for _, r := range l.Routes {
+			n++
+			if !registered[r] {
+				t.Errorf("limited route %q is not registered", r)
+			}
+		}
+	}
+	if n < 5 {
+		t.Errorf("only %d limited routes", n)
 	}
 }
