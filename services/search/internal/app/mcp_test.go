@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -12,9 +13,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgsearch/kgsearch/internal/kgscli"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/mcpserver"
 	"github.com/kgsearch/kgsearch/pkg/toon"
+	"github.com/kgsearch/kgsearch/services/search/internal/api"
 	"github.com/kgsearch/kgsearch/services/search/internal/searchtest"
 )
 
@@ -208,5 +211,29 @@ func TestCLISearchOnTheRealSearchService(t *testing.T) {
 	code, _, errs = run("search", "x", "--after", "last tuesday")
 	if code != kgscli.ExitUsage || !strings.Contains(errs, "published_after") {
 		t.Errorf("bad --after: exit %d %q", code, errs)
+	}
+}
+
+// TestMCPSearchWithKeysOnTheAPI: when the service has API keys its REST API asks
+// for one too, and the search tool's in-process call must carry it.
+func TestMCPSearchWithKeysOnTheAPI(t *testing.T) {
+	env, graph := mcpEnv(t)
+	logger := slog.New(slog.DiscardHandler)
+	keyed := httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0", APIKeys: []string{mcpKey}}, logger)
+	api.New(keyed, api.Deps{Search: env.Pipeline, Index: env.Indexer}).Register()
+	MountMCP(keyed, graph, nil, []string{mcpKey}, logger)
+	ts := httptest.NewServer(keyed.Engine())
+	defer ts.Close()
+	hc := &http.Client{Transport: bearer{key: mcpKey, next: http.DefaultTransport}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	body, isErr := toolText(t, cs, "search", map[string]any{"q": "redis snapshots", "format": "json"})
+	var got searchResults
+	if err := json.Unmarshal([]byte(body), &got); isErr || err != nil || len(got.Results) == 0 {
+		t.Errorf("search through /mcp on a keyed service: %v %v %q", isErr, err, body)
 	}
 }
