@@ -49,6 +49,9 @@ func TestOpenAPIContract(t *testing.T) {
 	call("POST", "/api/v1/expand/entities", `{"entities":["PostgreSQL"],"max_hops":2,"limit":5}`, 200)
 	call("POST", "/api/v1/expand/entities?format=toon", `{"entities":["PostgreSQL","nosuch`+word+`"],"min_confidence":0.1}`, 200)
 	call("POST", "/api/v1/expand/entities", `{"entities":["x"],"max_hops":9}`, 400)
+	call("POST", "/api/v1/retrieve", `{"entities":["PostgreSQL"],"limit":5,"expand":{"max_hops":1,"limit":5,"use":3}}`, 200)
+	call("POST", "/api/v1/retrieve?format=toon", `{"entities":["postgres","nosuch`+word+`"]}`, 200)
+	call("POST", "/api/v1/retrieve", `{"entities":[]}`, 400)
 	call("POST", "/api/v1/feedback", fmt.Sprintf(`{"seeds":[{"document_id":%q,"weight":1}],"candidates":[%q,"nosuch"],"entities":3}`, docA, docA), 200)
 	call("POST", "/api/v1/feedback?format=toon", fmt.Sprintf(`{"seeds":[{"document_id":%q,"weight":0.5}],"candidates":[]}`, docA), 200)
 	call("POST", "/api/v1/feedback", `{"seeds":[],"candidates":["x"]}`, 400)
@@ -79,7 +82,7 @@ func TestOpenAPIContract(t *testing.T) {
 	cfg.APIKeys = []string{"contract-key-0123456789"}
 	keyed := start(t, cfg, false)
 	for _, r := range [][2]string{{"POST", "/api/v1/ingest"}, {"POST", "/api/v1/entities/match"}, {"POST", "/api/v1/expand/entities"},
-		{"POST", "/api/v1/parse"}, {"POST", "/api/v1/feedback"}, {"DELETE", "/api/v1/documents/x"}} {
+		{"POST", "/api/v1/parse"}, {"POST", "/api/v1/feedback"}, {"POST", "/api/v1/retrieve"}, {"DELETE", "/api/v1/documents/x"}} {
 		if code, _, data := c.Fetch(keyed.ts.URL, r[0], r[1], `{"text":"x"}`); code != 401 {
 			t.Errorf("%s %s without a key: got %d: %s", r[0], r[1], code, data)
 		}

@@ -108,6 +108,8 @@ func TestOpenAPIContract(t *testing.T) {
 		}
 	}
 	check("POST", "/api/v1/admin/reindex", 401)
+	check("GET", "/api/v1/search?q=x", 401)
+	check("GET", "/api/v1/search?q=redis", 200, "Authorization", "Bearer contract-key-0123456789")
 	check("POST", "/api/v1/admin/reindex", 202, "Authorization", "Bearer contract-key-0123456789")
 	check("POST", "/api/v1/admin/reindex", 409, "Authorization", "Bearer contract-key-0123456789")
 	close(block)
