@@ -59,6 +59,11 @@ func TestOpenAPIContract(t *testing.T) {
 	want(do("GET", "/api/v1/search?q=postgres+replication&format=json&explain=true&tags=postgres", ""), 200, "application/json")
 	want(do("GET", "/api/v1/search?q=redis&fusion=rrf&mmr=0.5&weights=vector:1,bm25:1", "", "Accept", "application/json"), 200, "application/json")
 	want(do("GET", "/api/v1/search?q=nothing+matches+zzzz&domain=none.example", ""), 200, "text/toon")
+	// kg down: the answer reports what it left out in degraded, still documented.
+	env.KG.SetDown(true)
+	want(do("GET", "/api/v1/search?q=postgres+replication+standby&format=json", ""), 200, "application/json")
+	want(do("POST", "/api/v1/search", `{"q":"redis persistence snapshots"}`), 200, "text/toon")
+	env.KG.SetDown(false)
 	want(do("GET", "/api/v1/search?q=x&k=0", ""), 400, "application/problem+json")
 	want(do("GET", "/api/v1/search", ""), 400, "application/problem+json")
 	want(do("GET", "/api/v1/search?q=x&format=xml", ""), 400, "application/problem+json")
