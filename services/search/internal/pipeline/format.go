@@ -201,44 +201,28 @@ func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ex *kgapi.Ex
 	return out
 }
 
-// suggestions builds up to five follow-up queries a person could type next, never
-// the query with a word appended:
-//   - the entities the top results are about (graph feedback): the narrower query
-//     that names the thing the answer is about ("parse command line arguments" →
-//     "argparse", "argparse.ArgumentParser");
-//   - the query with its entity replaced by a related one from the expansion: the
-//     same question about a neighbouring topic ("asyncio tasks" → "threading tasks").
-//
-// A query with neither gets no suggestion: a short list beats noise.
+// suggestions builds up to three follow-up queries a person could type next: the
+// names of the entities the top results are about (graph feedback), the narrower
+// query that names the thing the answer is about ("parse command line arguments" →
+// "argparse"). Never the query with a word appended, and not the query with its entity
+// swapped for an expansion neighbour either: judged on the dev sets, such rewrites
+// read garbled ("start a background thread.join"; 1 useful of 23,
+// eval/suggest/README.md). A query whose results share no entity gets no suggestion:
+// a short list beats noise.
 func suggestions(q queryparse.Query, related []RelatedEntity) []string {
 	out := []string{}
 	query := strings.ToLower(q.Normalized)
 	seen := map[string]bool{query: true}
-	add := func(s string) {
-		s = strings.TrimSpace(s)
-		if s != "" && !seen[s] && len(out) < 5 {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
 	for _, r := range related {
-		name := strings.ToLower(r.Name)
-		if r.Source == "results" && suggestible(name) && !strings.Contains(query, name) && len(out) < 3 {
-			add(name)
-		}
-	}
-	for _, e := range q.Entities {
-		span := strings.ToLower(e.Text)
-		if span == "" || !strings.Contains(query, span) {
+		name := strings.ToLower(strings.TrimSpace(r.Name))
+		if r.Source != "results" || seen[name] || !suggestible(name) || strings.Contains(query, name) {
 			continue
 		}
-		for _, r := range related {
-			name := strings.ToLower(r.Name)
-			if r.Source == "expansion" && suggestible(name) && !strings.Contains(query, name) {
-				add(strings.Replace(query, span, name, 1))
-			}
+		seen[name] = true
+		out = append(out, name)
+		if len(out) == 3 {
+			break
 		}
-		break // the first entity with a span only
 	}
 	return out
 }
