@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -80,5 +81,67 @@ func TestInProcess(t *testing.T) {
 	page, err := NewCrawler("http://in-process", InProcess(h), "").Documents(context.Background(), "", "abc", 10)
 	if err != nil || page.NextAfter != "abc" {
 		t.Errorf("in process: %v %+v", err, page)
+	}
+}
+
+func TestCrawlsAndDocumentsLists(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/crawls", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer ck" {
+			t.Errorf("crawls: auth %q", r.Header.Get("Authorization"))
+		}
+		fmt.Fprintf(w, `{"crawls":[{"id":"a","status":"running","spec":{"max_pages":%s},"counters":{"stored":3,"failed_by_reason":{"http_404":2}}},{"id":"b","status":"done"}]}`,
+			r.URL.Query().Get("limit"))
+	})
+	mux.HandleFunc("GET /api/v1/documents", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		fmt.Fprintf(w, `{"documents":[{"id":"d1","domain":%q,"chunk_count":4}],"next_after":%q}`, q.Get("domain"), q.Get("after")+"+"+q.Get("limit"))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := NewCrawler(srv.URL, nil, "ck")
+	jobs, err := c.Crawls(context.Background(), 20)
+	if err != nil || len(jobs) != 2 || jobs[0].ID != "a" || jobs[0].Spec.MaxPages != 20 || jobs[0].Counters.Stored != 3 ||
+		jobs[0].Counters.FailedBy["http_404"] != 2 || jobs[0].Terminal() || !jobs[1].Terminal() {
+		t.Fatalf("crawls: %v %+v", err, jobs)
+	}
+	page, err := c.Documents(context.Background(), "site.test", "d0", 50)
+	if err != nil || len(page.Documents) != 1 || page.Documents[0].Domain != "site.test" || page.Documents[0].ChunkCount != 4 || page.NextAfter != "d0+50" {
+		t.Fatalf("documents: %v %+v", err, page)
+	}
+}
+
+func TestEventStreamIsRelayedRaw(t *testing.T) {
+	const stream = ": hi\n\nevent: page\ndata: {\"type\":\"page\"}\n\n"
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/crawls/{id}/events", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("id") != "j" {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"title":"not found","detail":"crawl job not found"}`)
+			return
+		}
+		if r.Header.Get("Accept") != "text/event-stream" || r.Header.Get("Authorization") != "Bearer ck" {
+			t.Errorf("events: accept %q auth %q", r.Header.Get("Accept"), r.Header.Get("Authorization"))
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, stream)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := NewCrawler(srv.URL, nil, "ck")
+	body, err := c.EventStream(context.Background(), "j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(body)
+	_ = body.Close()
+	if err != nil || string(data) != stream {
+		t.Errorf("stream: %v %q", err, data)
+	}
+	_, err = c.EventStream(context.Background(), "nope")
+	var e *Error
+	if !errors.As(err, &e) || e.Status != http.StatusNotFound || e.Detail != "crawl job not found" {
+		t.Errorf("unknown job: got %#v", err)
 	}
 }

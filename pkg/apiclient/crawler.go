@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -187,6 +189,19 @@ func (c *CrawlerClient) Crawl(ctx context.Context, id string) (*CrawlStatus, err
 	return &out, c.b.getJSON(ctx, http.MethodGet, "/api/v1/crawls/"+url.PathEscape(id), nil, &out)
 }
 
+// Crawls lists the latest jobs, newest first; limit <= 0 takes the crawler's default.
+func (c *CrawlerClient) Crawls(ctx context.Context, limit int) ([]CrawlStatus, error) {
+	path := "/api/v1/crawls"
+	if limit > 0 {
+		path += "?limit=" + strconv.Itoa(limit)
+	}
+	var out struct {
+		Crawls []CrawlStatus `json:"crawls"`
+	}
+	err := c.b.getJSON(ctx, http.MethodGet, path, nil, &out)
+	return out.Crawls, err
+}
+
 // Cancel cancels a job.
 func (c *CrawlerClient) Cancel(ctx context.Context, id string) (*CrawlStatus, error) {
 	var out CrawlStatus
@@ -219,7 +234,7 @@ func (c *CrawlerClient) Documents(ctx context.Context, domain, after string, lim
 		q.Set("after", after)
 	}
 	if limit > 0 {
-		q.Set("limit", fmt.Sprint(limit))
+		q.Set("limit", strconv.Itoa(limit))
 	}
 	var out DocumentPage
 	return &out, c.b.getJSON(ctx, http.MethodGet, "/api/v1/documents?"+q.Encode(), nil, &out)
@@ -233,19 +248,32 @@ func (c *CrawlerClient) DeleteDocument(ctx context.Context, id string) error {
 // Ready returns GET /readyz.
 func (c *CrawlerClient) Ready(ctx context.Context) (map[string]any, error) { return ready(ctx, c.b) }
 
-// Events follows a job's event stream, calling fn for each event, until the
-// summary (returned), the end of the stream, ctx or an error of fn.
-func (c *CrawlerClient) Events(ctx context.Context, id string, fn func(Event) error) (*CrawlStatus, error) {
+// EventStream opens a job's server-sent event stream (GET
+// /api/v1/crawls/{id}/events) and returns its body unread, for a caller that
+// relays the stream as it is; the caller closes it. The stream lasts as long as
+// the crawl: ctx bounds it, the client's timeout does not. An error answer is an
+// *Error.
+func (c *CrawlerClient) EventStream(ctx context.Context, id string) (io.ReadCloser, error) {
 	sb := c.b
 	hc := *sb.http
-	hc.Timeout = 0 // a stream lasts as long as the crawl; ctx bounds it
+	hc.Timeout = 0
 	sb.http = &hc
 	resp, err := sb.open(ctx, http.MethodGet, "/api/v1/crawls/"+url.PathEscape(id)+"/events", nil, "text/event-stream")
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
+	return resp.Body, nil
+}
+
+// Events follows a job's event stream, calling fn for each event, until the
+// summary (returned), the end of the stream, ctx or an error of fn.
+func (c *CrawlerClient) Events(ctx context.Context, id string, fn func(Event) error) (*CrawlStatus, error) {
+	body, err := c.EventStream(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	var data strings.Builder
 	for sc.Scan() {
