@@ -101,12 +101,15 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		}),
 		Info: map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
 	}).Register()
-	MountMCP(srv, kg, apiclient.NewCrawler(cfg.CrawlerURL, nil, cfg.CrawlerAPIKey), cfg.APIKeys, logger)
+	// One client of the crawler's API for the MCP tools and the pages; the pages
+	// bound each call by their own timeout.
+	crawler := apiclient.NewCrawler(cfg.CrawlerURL, nil, cfg.CrawlerAPIKey)
+	MountMCP(srv, kg, crawler, cfg.APIKeys, logger)
 	if err := openapi.Mount(srv.Engine(), "search", api.OpenAPI); err != nil {
 		return err
 	}
 	pages, err := web.New(web.Deps{Search: limited, Chunks: st, Docs: idx, Graph: kg,
-		Crawler: web.NewCrawler(cfg.CrawlerURL, cfg.CrawlerAPIKey), APIKeys: cfg.APIKeys, PrivateReads: !cfg.PublicSearch, Logger: logger})
+		Crawler: crawler, APIKeys: cfg.APIKeys, PrivateReads: !cfg.PublicSearch, Logger: logger})
 	if err != nil {
 		return err
 	}

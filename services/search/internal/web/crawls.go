@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
 // validID matches crawl job ids (UUIDs) and document ids.
@@ -33,7 +35,7 @@ type crawlsView struct {
 
 // jobView is a job with what the page derives from it.
 type jobView struct {
-	*Job
+	*apiclient.CrawlStatus
 	Processed int64
 	ETA       string
 	Reasons   []reasonCount
@@ -62,7 +64,7 @@ func (w *Web) renderCrawls(c *gin.Context, status int, view crawlsView) {
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
 	defer cancel()
-	jobs, err := w.d.Crawler.Jobs(ctx, 20)
+	jobs, err := w.d.Crawler.Crawls(ctx, 20)
 	if err != nil {
 		w.d.Logger.Warn("web: list crawls", "err", err)
 		view.Disabled = "The crawler cannot be reached right now; try again in a moment."
@@ -77,8 +79,8 @@ func (w *Web) renderCrawls(c *gin.Context, status int, view crawlsView) {
 }
 
 // describeJob adds the processed count, the ETA and the sorted reasons.
-func describeJob(j *Job) jobView {
-	v := jobView{Job: j}
+func describeJob(j *apiclient.CrawlStatus) jobView {
+	v := jobView{CrawlStatus: j}
 	ct := j.Counters
 	v.Processed = ct.Stored + ct.Unchanged + ct.Empty + ct.Deleted
 	v.ETA = eta(j, v.Processed)
@@ -90,7 +92,7 @@ func describeJob(j *Job) jobView {
 // eta estimates the time left: the pages still allowed by max_pages (at most the
 // queued and in-flight URLs) at the job's fetch rate so far. static/app.js
 // computes the same from the live counters.
-func eta(j *Job, processed int64) string {
+func eta(j *apiclient.CrawlStatus, processed int64) string {
 	if j.Terminal() {
 		return "finished"
 	}
@@ -122,11 +124,11 @@ func sortedCounts(m map[string]int64) []reasonCount {
 
 // readCrawlForm checks the form and builds the crawler's request; a bad field is
 // reported with its name.
-func readCrawlForm(c *gin.Context) (crawlForm, CrawlSpec, string, string) {
+func readCrawlForm(c *gin.Context) (crawlForm, apiclient.CrawlSpec, string, string) {
 	f := crawlForm{URL: strings.TrimSpace(c.PostForm("url")), MaxDepth: strings.TrimSpace(c.PostForm("max_depth")),
 		MaxPages: strings.TrimSpace(c.PostForm("max_pages")), Include: c.PostForm("include"), Exclude: c.PostForm("exclude"),
 		Tags: c.PostForm("tags"), Robots: c.PostForm("respect_robots") != "", Sitemap: c.PostForm("use_sitemap") != ""}
-	spec := CrawlSpec{URL: f.URL, RespectRobots: &f.Robots, UseSitemap: &f.Sitemap}
+	spec := apiclient.CrawlSpec{URL: f.URL, RespectRobots: &f.Robots, UseSitemap: &f.Sitemap}
 	if f.URL == "" {
 		return f, spec, "url", "Give the address of the first page to crawl, e.g. https://docs.example.org/."
 	}
@@ -182,9 +184,8 @@ func (w *Web) startCrawl(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
 	defer cancel()
 	job, err := w.d.Crawler.Start(ctx, spec)
-	var se *StatusError
-	if errors.As(err, &se) && se.Status < 500 {
-		w.renderCrawls(c, se.Status, crawlsView{Form: f, Error: se.Detail, ErrorField: se.Field})
+	if ce, ok := crawlerRefusal(err); ok {
+		w.renderCrawls(c, ce.Status, crawlsView{Form: f, Error: ce.Detail, ErrorField: ce.Field})
 		return
 	}
 	if err != nil {
@@ -195,7 +196,7 @@ func (w *Web) startCrawl(c *gin.Context) {
 }
 
 // crawlJob reads the job named in the URL, or renders why it cannot.
-func (w *Web) crawlJob(c *gin.Context) (*Job, bool) {
+func (w *Web) crawlJob(c *gin.Context) (*apiclient.CrawlStatus, bool) {
 	id := c.Param("id")
 	if !validID.MatchString(id) {
 		w.fail(c, http.StatusBadRequest, "id", "A crawl id is a UUID such as 0b6c…; pick one from the list of crawls.", "/crawls")
@@ -207,7 +208,7 @@ func (w *Web) crawlJob(c *gin.Context) (*Job, bool) {
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
 	defer cancel()
-	job, err := w.d.Crawler.Job(ctx, id)
+	job, err := w.d.Crawler.Crawl(ctx, id)
 	if err != nil {
 		w.dependencyError(c, "crawler", err, "/crawls")
 		return nil, false
@@ -233,7 +234,7 @@ func (w *Web) cancelCrawl(c *gin.Context) {
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
 	defer cancel()
-	if err := w.d.Crawler.Cancel(ctx, job.ID); err != nil {
+	if _, err := w.d.Crawler.Cancel(ctx, job.ID); err != nil {
 		w.dependencyError(c, "crawler", err, "/crawls/"+job.ID)
 		return
 	}
@@ -248,18 +249,17 @@ func (w *Web) crawlEvents(c *gin.Context) {
 		c.String(http.StatusNotFound, "no such crawl\n")
 		return
 	}
-	resp, err := w.d.Crawler.Events(c.Request.Context(), id)
+	body, err := w.d.Crawler.EventStream(c.Request.Context(), id)
 	if err != nil {
-		var se *StatusError
-		if errors.As(err, &se) {
-			c.String(se.Status, "%s\n", se.Detail)
+		if ce, ok := crawlerRefusal(err); ok {
+			c.String(ce.Status, "%s\n", ce.Detail)
 			return
 		}
 		w.d.Logger.Warn("web: crawl events", "err", err)
 		c.String(http.StatusServiceUnavailable, "the crawler cannot be reached\n")
 		return
 	}
-	defer resp.Body.Close()
+	defer body.Close()
 	h := c.Writer.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -268,7 +268,7 @@ func (w *Web) crawlEvents(c *gin.Context) {
 	c.Writer.Flush()
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := resp.Body.Read(buf)
+		n, err := body.Read(buf)
 		if n > 0 {
 			if _, werr := c.Writer.Write(buf[:n]); werr != nil {
 				return
@@ -282,7 +282,7 @@ func (w *Web) crawlEvents(c *gin.Context) {
 }
 
 type documentsView struct {
-	Docs      []Document
+	Docs      []apiclient.Document
 	Domain    string
 	After     string
 	NextAfter string
@@ -304,7 +304,7 @@ func (w *Web) documentsPage(c *gin.Context) {
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
 	defer cancel()
-	p, err := w.d.Crawler.Documents(ctx, view.After, view.Domain, 50)
+	p, err := w.d.Crawler.Documents(ctx, view.Domain, view.After, 50)
 	if err != nil {
 		w.dependencyError(c, "crawler", err, "/documents")
 		return
@@ -334,6 +334,24 @@ func (w *Web) deleteDocument(c *gin.Context) {
 		return
 	}
 	c.Redirect(http.StatusSeeOther, back)
+}
+
+// crawlerRefusal is the crawler's 4xx answer in err, passed on to the browser
+// with its detail and field. A 429 or 5xx answer, like a crawler that cannot be
+// reached, is not a refusal: the page says the crawler is unavailable.
+func crawlerRefusal(err error) (*apiclient.Error, bool) {
+	var e *apiclient.Error
+	if !errors.As(err, &e) || e.Status >= 500 || e.Status == http.StatusTooManyRequests {
+		return nil, false
+	}
+	r := *e
+	if r.Detail == "" {
+		r.Detail = r.Title
+	}
+	if r.Status == http.StatusUnauthorized {
+		r.Detail = "the crawler refused this server's API key (KGS_CRAWLER_API_KEY)"
+	}
+	return &r, true
 }
 
 // bytesText formats a byte count.

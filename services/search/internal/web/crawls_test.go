@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
 const testJobID = "0b6c3a52-2f0e-4c1b-9d53-3d1f2a7c9e10"
@@ -228,7 +230,7 @@ func readAll(resp *http.Response) string {
 }
 
 func TestETA(t *testing.T) {
-	j := &Job{Status: "running"}
+	j := &apiclient.CrawlStatus{Status: "running"}
 	j.Spec.MaxPages = 100
 	j.Counters.Stored, j.Counters.Queued, j.Counters.InFlight = 40, 20, 2
 	j.Rates.PagesPerSec = 2
@@ -242,5 +244,31 @@ func TestETA(t *testing.T) {
 	j.Status = "done"
 	if got := eta(j, 40); got != "finished" {
 		t.Errorf("eta %q", got)
+	}
+}
+
+// The crawler's 4xx answers are passed on (detail, or title when it gave none; a
+// refused key named as such); 429 and 5xx, like no answer, mean "unavailable".
+func TestCrawlerRefusal(t *testing.T) {
+	cases := []struct {
+		err    error
+		ok     bool
+		detail string
+	}{
+		{&apiclient.Error{Service: "crawler", Status: 400, Title: "invalid request", Detail: "bad url", Field: "url"}, true, "bad url"},
+		{fmt.Errorf("wrapped: %w", &apiclient.Error{Status: 404, Title: "not found"}), true, "not found"},
+		{&apiclient.Error{Status: 401, Detail: "missing bearer"}, true, "the crawler refused this server's API key (KGS_CRAWLER_API_KEY)"},
+		{&apiclient.Error{Status: 429, Detail: "slow down"}, false, ""},
+		{&apiclient.Error{Status: 502, Detail: "bad gateway"}, false, ""},
+		{fmt.Errorf("%w: crawler", apiclient.ErrUnreachable), false, ""},
+	}
+	for _, tc := range cases {
+		got, ok := crawlerRefusal(tc.err)
+		if ok != tc.ok || (ok && got.Detail != tc.detail) {
+			t.Errorf("%v: got %+v %v", tc.err, got, ok)
+		}
+	}
+	if got, _ := crawlerRefusal(cases[0].err); got.Field != "url" || got.Status != 400 {
+		t.Errorf("field/status not kept: %+v", got)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
 // With PrivateReads (KGS_PUBLIC_SEARCH unset) and keys, the read pages redirect to the
@@ -15,7 +17,7 @@ func TestPrivateReadsNeedLogin(t *testing.T) {
 	const key = "web-private-key-0123456789"
 	fc := newFakeCrawler(t)
 	w, err := New(Deps{Search: &fakeSearch{resp: sampleResponse()}, Chunks: fakeChunks{}, Graph: fakeGraph{},
-		Docs: fakeDocs{}, Crawler: NewCrawler(fc.srv.URL, "crawler-key-0123456789"), APIKeys: []string{key}, PrivateReads: true})
+		Docs: fakeDocs{}, Crawler: apiclient.NewCrawler(fc.srv.URL, nil, "crawler-key-0123456789"), APIKeys: []string{key}, PrivateReads: true})
 	if err != nil {
 		t.Fatal(err)
 	}

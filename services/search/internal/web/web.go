@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
@@ -62,6 +64,18 @@ type Graph interface {
 	Match(ctx context.Context, req kgapi.MatchRequest) (*kgapi.MatchResponse, error)
 }
 
+// Crawler is what the crawl and document pages ask of the crawler service
+// (*apiclient.CrawlerClient). Its API key stays on this server; browsers never see it.
+type Crawler interface {
+	Start(ctx context.Context, spec apiclient.CrawlSpec) (*apiclient.CrawlStatus, error)
+	Crawl(ctx context.Context, id string) (*apiclient.CrawlStatus, error)
+	Crawls(ctx context.Context, limit int) ([]apiclient.CrawlStatus, error)
+	Cancel(ctx context.Context, id string) (*apiclient.CrawlStatus, error)
+	EventStream(ctx context.Context, id string) (io.ReadCloser, error)
+	Documents(ctx context.Context, domain, after string, limit int) (*apiclient.DocumentPage, error)
+	DeleteDocument(ctx context.Context, id string) error
+}
+
 // Deps are the collaborators of the web pages. Chunks, Graph and Crawler may be nil:
 // citations then lack heading paths, and the entity and crawl pages say what is missing.
 type Deps struct {
@@ -69,7 +83,7 @@ type Deps struct {
 	Chunks  Chunks
 	Docs    Docs
 	Graph   Graph
-	Crawler *Crawler
+	Crawler Crawler
 	// APIKeys, when non-empty, are the keys a login must present before crawls can
 	// be started or cancelled and documents deleted (KGS_API_KEYS).
 	APIKeys []string
@@ -189,11 +203,12 @@ func (w *Web) fail(c *gin.Context, status int, field, msg, back string) {
 // dependencyError turns a failed kg or crawler call into a page: 4xx answers are
 // passed on with their detail, the rest is a 503 naming the service.
 func (w *Web) dependencyError(c *gin.Context, service string, err error, back string) {
-	var se *StatusError
 	var ke *kgapi.StatusError
+	if ce, ok := crawlerRefusal(err); ok {
+		w.fail(c, ce.Status, ce.Field, ce.Detail, back)
+		return
+	}
 	switch {
-	case errors.As(err, &se) && se.Status < 500:
-		w.fail(c, se.Status, se.Field, se.Detail, back)
 	case errors.As(err, &ke) && ke.Status < 500:
 		w.fail(c, ke.Status, "", ke.Detail, back)
 	default:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
@@ -110,7 +111,7 @@ func newRig(t testing.TB, keys []string) *rig {
 	fc := newFakeCrawler(t)
 	fs := &fakeSearch{resp: sampleResponse()}
 	w, err := New(Deps{Search: fs, Chunks: fakeChunks{}, Graph: fakeGraph{},
-		Docs: fakeDocs{"d1": {ID: "d1", URL: "http://docs.test/d1", Title: "Doc <one>"}}, Crawler: NewCrawler(fc.srv.URL, "crawler-key-0123456789"), APIKeys: keys})
+		Docs: fakeDocs{"d1": {ID: "d1", URL: "http://docs.test/d1", Title: "Doc <one>"}}, Crawler: apiclient.NewCrawler(fc.srv.URL, nil, "crawler-key-0123456789"), APIKeys: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
