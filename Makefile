@@ -78,10 +78,22 @@ regraph: ## re-deliver every stored document to kg (after an extractor upgrade);
 fuzz: ## run each native fuzz target for FUZZTIME (default 30s)
 	scripts/fuzz.sh $${FUZZTIME:-30s}
 
+# golangci-lint, pinned: built from the Go module proxy into $(KGS_STATE)/bin on first use
+# (a new version installs beside the old one). The linters and exclusions are in .golangci.yml.
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(KGS_STATE)/bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+$(GOLANGCI_LINT):
+	@mkdir -p $(@D)/.golangci-install
+	GOBIN=$(@D)/.golangci-install $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(@D)/.golangci-install/golangci-lint $@
+	rmdir $(@D)/.golangci-install
+
 .PHONY: lint
-lint: ## go vet and gofmt check
-	$(GO) vet ./...
+lint: $(GOLANGCI_LINT) ## gofmt check, go vet and golangci-lint (.golangci.yml; installs the pinned version on first use)
 	@test -z "$$(gofmt -l . | tee /dev/stderr)"
+	$(GO) vet ./...
+	$(GOLANGCI_LINT) run ./...
 
 .PHONY: clean
 clean: ## remove built binaries (keeps .state: installed servers and data)

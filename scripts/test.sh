@@ -14,8 +14,8 @@ echo "== chromium for the browser tests (deploy/local/chromium.sh: the system's,
 KGS_CHROMIUM=${KGS_CHROMIUM:-$(deploy/local/chromium.sh path)}
 export KGS_CHROMIUM
 
-echo "== go vet"
-go vet ./...
+echo "== make lint (gofmt, go vet, golangci-lint; .golangci.yml)"
+"${MAKE:-make}" --no-print-directory lint
 echo "== go test -race"
 # -p 2: two packages at a time on this 2-core box; integration packages share the servers
 # but each uses its own database or id prefix.

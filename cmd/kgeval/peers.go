@@ -158,7 +158,7 @@ func StartTantivy(ctx context.Context, python, script string, c *Corpus, stderr 
 	line, err := t.readLine(ctx, 10*time.Minute)
 	if err != nil || !strings.HasPrefix(line, "ready ") {
 		t.Close()
-		return nil, fmt.Errorf("tantivy peer did not get ready (is tantivy installed for %s?): %q %v", python, line, err)
+		return nil, fmt.Errorf("tantivy peer did not get ready (is tantivy installed for %s?): %q %v", python, line, err) //nolint:errorlint // err may be nil (the peer answered something other than ready)
 	}
 	if got := strings.TrimPrefix(line, "ready "); got != fmt.Sprint(len(c.Chunks)) {
 		t.Close()

@@ -110,12 +110,12 @@ func exitCode(err error) int {
 }
 
 func statusCode(status int) int {
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
 		return ExitAuth
-	case status == http.StatusNotFound:
+	case http.StatusNotFound:
 		return ExitNotFound
-	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity || status == http.StatusRequestEntityTooLarge:
+	case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge:
 		return ExitUsage
 	}
 	return ExitError

@@ -118,7 +118,7 @@ func (b base) open(ctx context.Context, method, path string, in any, accept stri
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s %s: %w", method, path, ctx.Err())
 		}
-		return nil, fmt.Errorf("%w: %s at %s: %v", ErrUnreachable, b.service, b.url, err)
+		return nil, fmt.Errorf("%w: %s at %s: %v", ErrUnreachable, b.service, b.url, err) //nolint:errorlint // the sentinel is the one class callers test; the transport error stays text so its own class (a timeout) does not leak
 	}
 	if resp.StatusCode >= 400 {
 		defer resp.Body.Close()

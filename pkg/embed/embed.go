@@ -52,8 +52,6 @@ func CheckCompatible(stored, current Model) error {
 	return nil
 }
 
-// Probe returns e's model, embedding one short text first when the dimensions are
-// not known yet (HTTP providers without Config.Dims).
 // Start builds the configured embedder and finds its model's dimensions (asking an
 // HTTP provider once when they are not configured). The caller closes the embedder.
 func Start(ctx context.Context, cfg Config, logger *slog.Logger) (Embedder, Model, error) {
@@ -72,6 +70,8 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger) (Embedder, Mode
 	return e, m, nil
 }
 
+// Probe returns e's model, embedding one short text first when the dimensions are
+// not known yet (HTTP providers without Config.Dims).
 func Probe(ctx context.Context, e Embedder) (Model, error) {
 	if m := e.Info(); m.Dims > 0 {
 		return m, nil

@@ -245,7 +245,7 @@ func (c *httpClient) delay(attempt int, retryAfter time.Duration) time.Duration 
 	if d <= 0 || d > maxBackoff {
 		d = maxBackoff
 	}
-	return d/2 + rand.N(d/2+1)
+	return d/2 + rand.N(d/2+1) //nolint:gosec // G404: backoff jitter, not a secret
 }
 
 // retryAfter parses a Retry-After header: delay-seconds or an HTTP date.

@@ -32,7 +32,7 @@ type wordPiece struct {
 
 // loadVocab reads a BERT vocab.txt (one token per line, id = line number).
 func loadVocab(path string, lower bool) (*wordPiece, error) {
-	f, err := os.Open(path)
+	f, err := os.Open(path) //nolint:gosec // G304: the model directory comes from the operator's configuration
 	if err != nil {
 		return nil, fmt.Errorf("open vocabulary: %w", err)
 	}

@@ -136,11 +136,11 @@ func FuzzWordPiece(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, text string, max int) {
-		max = 2 + abs(max)%64
-		ids := wp.encode(text, max)
-		if len(ids) < 2 || len(ids) > max {
-			t.Fatalf("encode(%q, %d) gave %d ids, want 2..%d", text, max, len(ids), max)
+	f.Fuzz(func(t *testing.T, text string, maxLen int) {
+		maxLen = 2 + abs(maxLen)%64
+		ids := wp.encode(text, maxLen)
+		if len(ids) < 2 || len(ids) > maxLen {
+			t.Fatalf("encode(%q, %d) gave %d ids, want 2..%d", text, maxLen, len(ids), maxLen)
 		}
 		if ids[0] != wp.cls || ids[len(ids)-1] != wp.sep {
 			t.Fatalf("encode(%q) = %v, want [CLS] ... [SEP]", text, ids)

@@ -173,7 +173,7 @@ func (r *Reader) Secret(key string) string {
 		return v
 	}
 	if path, ok := r.get(key + "_FILE"); ok {
-		b, err := os.ReadFile(path)
+		b, err := os.ReadFile(path) //nolint:gosec // G304: reading the file the operator named in KEY_FILE is the point
 		if err != nil {
 			r.errs = append(r.errs, fmt.Errorf("%s_FILE=%q: cannot read: %w", key, path, err))
 			return ""

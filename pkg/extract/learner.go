@@ -371,7 +371,7 @@ func (l *Learner) Save(w io.Writer) error {
 func LoadLearner(r io.Reader) (*Learner, error) {
 	var st learnerState
 	if err := json.NewDecoder(r).Decode(&st); err != nil {
-		return nil, fmt.Errorf("load learner: %w: %v", ErrBadLearnerState, err)
+		return nil, fmt.Errorf("load learner: %w: %v", ErrBadLearnerState, err) //nolint:errorlint // the sentinel classifies the input as invalid; the parser's error is only its description
 	}
 	if st.Version != 1 {
 		return nil, fmt.Errorf("load learner: %w: version %d, want 1", ErrBadLearnerState, st.Version)

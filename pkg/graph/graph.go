@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	neo4jconfig "github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 )
 
 // Config says how to reach Neo4j.
@@ -35,7 +36,7 @@ func (c Config) Validate() error {
 	}
 	u, err := url.Parse(c.URI)
 	if err != nil {
-		return fmt.Errorf("%w: neo4j URI %q: %v", ErrInvalid, c.URI, err)
+		return fmt.Errorf("%w: neo4j URI %q: %v", ErrInvalid, c.URI, err) //nolint:errorlint // the sentinel classifies the input as invalid; the parser's error is only its description
 	}
 	switch u.Scheme {
 	case "bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc":
@@ -87,7 +88,7 @@ func New(cfg Config) (*Store, error) {
 	if cfg.User != "" {
 		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
 	}
-	drv, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *neo4j.Config) {
+	drv, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *neo4jconfig.Config) {
 		if cfg.MaxConnections > 0 {
 			c.MaxConnectionPoolSize = cfg.MaxConnections
 		}

@@ -313,7 +313,7 @@ func (s *Server) requestID(c *gin.Context) {
 func (s *Server) recover(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
-			if r == http.ErrAbortHandler {
+			if r == http.ErrAbortHandler { //nolint:errorlint // a recovered panic value, compared as net/http does
 				panic(r)
 			}
 			s.writeError(c, Internal(fmt.Errorf("panic: %v", r)))

@@ -155,12 +155,12 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: %v", ErrUnavailable, err) //nolint:errorlint // the sentinel is the one class callers test; the transport error stays text so its own class (a timeout) does not leak
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return fmt.Errorf("%w: read response: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: read response: %v", ErrUnavailable, err) //nolint:errorlint // the sentinel is the one class callers test; the transport error stays text so its own class (a timeout) does not leak
 	}
 	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
 		return fmt.Errorf("%w: %s: %s", ErrUnavailable, resp.Status, problemDetail(data))

@@ -155,16 +155,16 @@ func (t *tools) getDocument(ctx context.Context, _ *mcp.CallToolRequest, in GetD
 	if err != nil {
 		return nil, nil, toolError("get_document", err)
 	}
-	max := in.MaxChunks
-	if max == 0 {
-		max = 50
+	maxChunks := in.MaxChunks
+	if maxChunks == 0 {
+		maxChunks = 50
 	}
 	out := struct {
 		*apiclient.Document
 		ChunksShown int `json:"chunks_shown"`
 	}{Document: doc}
-	if len(doc.Chunks) > max {
-		doc.Chunks = doc.Chunks[:max]
+	if len(doc.Chunks) > maxChunks {
+		doc.Chunks = doc.Chunks[:maxChunks]
 	}
 	out.ChunksShown = len(doc.Chunks)
 	return render(out, in.Format)
@@ -250,7 +250,7 @@ func toolError(tool string, err error) error {
 	case errors.As(err, &se):
 		return fmt.Errorf("invalid arguments: %s; fix them and call %s again", se.Detail, tool)
 	case errors.Is(err, apiclient.ErrUnreachable), errors.Is(err, kgapi.ErrUnavailable):
-		return fmt.Errorf("a kgsearch service is not reachable (%v); it may be stopped: retry later", err)
+		return fmt.Errorf("a kgsearch service is not reachable (%w); it may be stopped: retry later", err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s timed out; retry, or ask for less", tool)
 	}

@@ -23,6 +23,7 @@ const MaxQueryBytes = 2048
 // Intent is what the user wants from a query.
 type Intent string
 
+// The intents a query can have.
 const (
 	Informational Intent = "informational" // learn about something
 	Navigational  Intent = "navigational"  // reach a specific page or site

@@ -232,11 +232,11 @@ type wantSet struct {
 }
 
 // has returns the stem of the lowercase word w and whether it is wanted.
-func (ws wantSet) has(w string) (string, bool) {
-	if len(ws.set) == 0 || !ws.filter.may(w) {
+func (want wantSet) has(w string) (string, bool) {
+	if len(want.set) == 0 || !want.filter.may(w) {
 		return "", false
 	}
 	t := stem(w)
-	_, ok := ws.set[t]
+	_, ok := want.set[t]
 	return t, ok
 }

@@ -127,7 +127,7 @@ func (s *Store) migrate(ctx context.Context, want Model) error {
 	for rows.Next() {
 		var v int
 		if err := rows.Scan(&v); err != nil {
-			rows.Close()
+			rows.Close() //nolint:sqlclosecheck // closed before the next statement on this connection; a deferred Close would keep it busy
 			return fmt.Errorf("migrate: read schema_migrations: %w", err)
 		}
 		applied[v] = true

@@ -367,7 +367,7 @@ func TestOutboxClaimAckBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := next2.Sub(time.Now()); d < 250*time.Millisecond {
+	if d := time.Until(next2); d < 250*time.Millisecond {
 		t.Errorf("second backoff %s, want about 400ms (grows with attempts)", d)
 	}
 

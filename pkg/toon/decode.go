@@ -75,7 +75,7 @@ func bytesToString(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	return unsafe.String(&b[0], len(b))
+	return unsafe.String(&b[0], len(b)) //nolint:gosec // G103: a zero-copy view, as documented above; Unmarshal does not keep it
 }
 
 // scanLines splits the document into lines and checks indentation.
@@ -724,9 +724,10 @@ func isRow(text string, delim byte) bool {
 	for j := 0; j < len(text); j++ {
 		c := text[j]
 		if inQ {
-			if c == '\\' {
+			switch c {
+			case '\\':
 				j++
-			} else if c == '"' {
+			case '"':
 				inQ = false
 			}
 			continue

@@ -76,7 +76,7 @@ func (p *parser) conflict(path string, have, val *node) error {
 
 // insertPath places val under the key path segs inside the member list obj.
 func (p *parser) insertPath(obj []node, segs []string, val node, prefix string) ([]node, error) {
-	key := segs[0]
+	key := segs[0] //nolint:gosec // G602: callers pass at least one segment; the recursion stops at one
 	path := joinPath(prefix, key)
 	idx := findMember(obj, key)
 	if len(segs) == 1 {
@@ -112,7 +112,7 @@ func (p *parser) insertPath(obj []node, segs []string, val node, prefix string) 
 		}
 		obj[idx] = node{kind: kObject, key: key, kids: []node{}, line: val.line}
 	}
-	kids, err := p.insertPath(obj[idx].kids, segs[1:], val, path)
+	kids, err := p.insertPath(obj[idx].kids, segs[1:], val, path) //nolint:gosec // G602: idx is a member found or appended above
 	if err != nil {
 		return nil, err
 	}

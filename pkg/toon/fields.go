@@ -87,7 +87,7 @@ func typeFields(t reflect.Type) []field {
 	current := []queued{}
 	next := []queued{{typ: t}}
 	visited := map[reflect.Type]bool{}
-	count := map[reflect.Type]int{}
+	var count map[reflect.Type]int
 	nextCount := map[reflect.Type]int{}
 	var fields []field
 	for len(next) > 0 {

@@ -195,7 +195,7 @@ func docsSite(t *testing.T) *httptest.Server {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, p)
+		_, _ = io.WriteString(w, p)
 	})
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)

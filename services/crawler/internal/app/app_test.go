@@ -55,7 +55,7 @@ func fakeEmbeddings(t *testing.T) *httptest.Server {
 			}
 			out.Data = append(out.Data, item{Index: i, Embedding: v})
 		}
-		json.NewEncoder(w).Encode(out)
+		_ = json.NewEncoder(w).Encode(out)
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -124,8 +124,11 @@ func TestServiceEndToEnd(t *testing.T) {
 	var job struct {
 		ID string `json:"id"`
 	}
-	json.NewDecoder(resp.Body).Decode(&job)
+	derr := json.NewDecoder(resp.Body).Decode(&job)
 	resp.Body.Close()
+	if derr != nil {
+		t.Fatalf("POST /crawls: decode the answer: %v", derr)
+	}
 	if resp.StatusCode != http.StatusAccepted || job.ID == "" {
 		t.Fatalf("POST /crawls: got %d, want 202 with an id", resp.StatusCode)
 	}

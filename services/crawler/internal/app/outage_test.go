@@ -304,6 +304,7 @@ func (h *outageHarness) crawl(t *testing.T, fault string) (res crawlResult) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var id, u string
 		var n int
@@ -313,7 +314,9 @@ func (h *outageHarness) crawl(t *testing.T, fault string) (res crawlResult) {
 		res.Documents[strings.TrimPrefix(u, site.URL())] = n
 		res.docIDs[id] = n
 	}
-	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		for id := range res.docIDs {
 			if err := h.kg.DeleteDocument(context.Background(), id); err != nil {

@@ -118,7 +118,7 @@ func parse(raw string) (*url.URL, error) {
 	s = fixPercents(s)
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("canonicalize %q: %w: %v", raw, ErrInvalid, unwrapURLError(err))
+		return nil, fmt.Errorf("canonicalize %q: %w: %v", raw, ErrInvalid, unwrapURLError(err)) //nolint:errorlint // the sentinel classifies the input as invalid; the parser's error is only its description
 	}
 	return u, nil
 }

@@ -42,7 +42,7 @@ func NormalizeHost(host string) (string, error) {
 		var err error
 		h, err = idnaProfile.ToASCII(h)
 		if err != nil {
-			return "", fmt.Errorf("%w: %q: %v", ErrHost, host, err)
+			return "", fmt.Errorf("%w: %q: %v", ErrHost, host, err) //nolint:errorlint // the sentinel classifies the input as invalid; the parser's error is only its description
 		}
 		h = strings.ToLower(h)
 	}
@@ -52,7 +52,7 @@ func NormalizeHost(host string) (string, error) {
 	}
 	if a, isIP, err := parseIPv4(h); isIP {
 		if err != nil {
-			return "", fmt.Errorf("%w: %q: %v", ErrHost, host, err)
+			return "", fmt.Errorf("%w: %q: %v", ErrHost, host, err) //nolint:errorlint // the sentinel classifies the input as invalid; the parser's error is only its description
 		}
 		return a.String(), nil
 	}

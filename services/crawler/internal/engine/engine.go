@@ -75,7 +75,7 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.Owner == "" {
 		host, _ := os.Hostname()
-		c.Owner = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.IntN(1<<16))
+		c.Owner = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.IntN(1<<16)) //nolint:gosec // G404: a suffix that tells owners apart in logs, not a secret
 	}
 	if len(c.Owner) > 100 {
 		c.Owner = c.Owner[:100]
@@ -256,7 +256,7 @@ func newBlocklist(st Blocklist, ttl time.Duration) *blocklist {
 	return &blocklist{st: st, ttl: ttl}
 }
 
-// Invalidate drops the cache (after the blocklist changed).
+// InvalidateBlocklist drops the blocklist cache (after the blocklist changed).
 func (e *Engine) InvalidateBlocklist() {
 	e.block.mu.Lock()
 	e.block.loaded = time.Time{}

@@ -41,13 +41,13 @@ func smallSite(t *testing.T) *site {
 		},
 		"/image.png": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "image/png")
-			w.Write([]byte("\x89PNG\r\n\x1a\n"))
+			_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n"))
 		},
 	}
 	s := newSite(t, pages)
 	calendar := func(w http.ResponseWriter, r *http.Request) {
 		var n int
-		fmt.Sscanf(r.URL.Path, "/cal/%d", &n)
+		_, _ = fmt.Sscanf(r.URL.Path, "/cal/%d", &n)
 		htmlHandler(page(fmt.Sprintf("Month %d", n), "A calendar trap.", fmt.Sprintf("/cal/%d", n+1)))(w, r)
 	}
 	for i := 1; i < 200; i++ {

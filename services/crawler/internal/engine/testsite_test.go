@@ -130,9 +130,9 @@ func TestTestsiteGroundTruth(t *testing.T) {
 					if len(ts) < 2 {
 						continue
 					}
-					span, min := ts[len(ts)-1].Sub(ts[0]), time.Duration(len(ts)-1)*50*time.Millisecond-250*time.Millisecond
-					if span < min {
-						t.Errorf("%d requests to %s within %s, want at least %s apart overall (Crawl-delay 50ms)", len(ts), host, span, min)
+					span, minSpan := ts[len(ts)-1].Sub(ts[0]), time.Duration(len(ts)-1)*50*time.Millisecond-250*time.Millisecond
+					if span < minSpan {
+						t.Errorf("%d requests to %s within %s, want at least %s apart overall (Crawl-delay 50ms)", len(ts), host, span, minSpan)
 					}
 				}
 			}

@@ -241,7 +241,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req Request) (*Response, error) {
 			break
 		}
 		d := f.cfg.RetryBackoff << (attempt - 1)
-		d += time.Duration(rand.Int64N(int64(d)/4 + 1))
+		d += time.Duration(rand.Int64N(int64(d)/4 + 1)) //nolint:gosec // G404: backoff jitter, not a secret
 		if retryAfter > 0 {
 			d = max(d, min(retryAfter, 30*time.Second))
 		}

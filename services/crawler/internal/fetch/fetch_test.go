@@ -178,11 +178,11 @@ func TestBodyLimitAndContentType(t *testing.T) {
 		"/small": html("<p>fits</p>"),
 		"/pic": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "image/png")
-			w.Write([]byte("\x89PNG"))
+			_, _ = w.Write([]byte("\x89PNG"))
 		},
 		"/text": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain; charset=iso-8859-1")
-			w.Write([]byte("caf\xe9"))
+			_, _ = w.Write([]byte("caf\xe9"))
 		},
 	})
 	f, _ := newFetcher(t, Config{MaxBodyBytes: 4096})
@@ -260,7 +260,7 @@ func TestRobots(t *testing.T) {
 				t.Errorf("disallowed page was requested %d times", s.hit(tc.path))
 			}
 			// Two fetches read robots.txt once.
-			f.Fetch(context.Background(), Request{URL: s.URL + tc.path})
+			_, _ = f.Fetch(context.Background(), Request{URL: s.URL + tc.path})
 			if n := s.hit("/robots.txt"); n != 1 {
 				t.Errorf("robots.txt requests: got %d, want 1 (cached)", n)
 			}

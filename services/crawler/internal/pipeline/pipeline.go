@@ -49,7 +49,7 @@ const (
 	NoIndex   Outcome = "noindex"   // the page asks not to be indexed
 )
 
-// Stage timings of one page.
+// Timings are the stage timings of one page.
 type Timings struct {
 	Extract, Chunk, Embed, Store time.Duration
 }

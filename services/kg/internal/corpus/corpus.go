@@ -27,7 +27,7 @@ func LoadLearner(path string, cfg extract.LearnerConfig, logger *slog.Logger) (*
 	if path == "" {
 		return extract.NewLearner(cfg), nil
 	}
-	f, err := os.Open(path)
+	f, err := os.Open(path) //nolint:gosec // G304: the learner file comes from the operator's configuration
 	if errors.Is(err, fs.ErrNotExist) {
 		logger.Info("no learner state yet, starting empty", "file", path)
 		return extract.NewLearner(cfg), nil
@@ -40,7 +40,7 @@ func LoadLearner(path string, cfg extract.LearnerConfig, logger *slog.Logger) (*
 	if err != nil {
 		aside := fmt.Sprintf("%s.bad-%d", path, time.Now().Unix())
 		if rerr := os.Rename(path, aside); rerr != nil {
-			return nil, fmt.Errorf("learner state %s is unusable (%v) and cannot be moved aside: %w", path, err, rerr)
+			return nil, fmt.Errorf("learner state %s is unusable (%v) and cannot be moved aside: %w", path, err, rerr) //nolint:errorlint // the caller acts on the rename failure; the load error is kept as text
 		}
 		logger.Error("learner state unusable, moved aside; starting empty", "file", path, "moved_to", aside, "err", err)
 		return extract.NewLearner(cfg), nil

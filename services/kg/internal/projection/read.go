@@ -12,7 +12,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/graph"
 )
 
-// ErrNotLoaded: no snapshot has been loaded yet; the caller asks Neo4j instead.
+// ErrNotLoaded means no snapshot has been loaded yet; the caller asks Neo4j instead.
 var ErrNotLoaded = errors.New("graph projection not loaded yet")
 
 // MatchEntities answers as graph.Store.MatchEntities does, from memory.

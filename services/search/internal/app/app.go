@@ -155,7 +155,7 @@ func Reindex(ctx context.Context, cfg config.Config, logger *slog.Logger) error 
 		return err
 	}
 	defer st.Close()
-	if err := os.MkdirAll(filepath.Dir(cfg.IndexDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(cfg.IndexDir), 0o750); err != nil {
 		return fmt.Errorf("create SEARCH_INDEX_DIR parent: %w", err)
 	}
 	// bm25.Rebuild swaps directories without opening the index; a running service
@@ -186,7 +186,7 @@ func Reindex(ctx context.Context, cfg config.Config, logger *slog.Logger) error 
 // openIndex opens the Bleve index, rebuilding it from the store when it cannot be
 // opened (another mapping version, a damaged directory), unless another process holds it.
 func openIndex(ctx context.Context, dir string, st *store.Store, logger *slog.Logger) (*bm25.Index, error) {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o750); err != nil {
 		return nil, fmt.Errorf("create SEARCH_INDEX_DIR parent: %w", err)
 	}
 	ix, err := bm25.Open(dir)

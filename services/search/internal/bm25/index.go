@@ -20,7 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
-	"go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // Field names in the Bleve documents.
@@ -227,7 +227,7 @@ func (ix *Index) load(bi bleve.Index) error {
 func openOrCreate(path string) (bleve.Index, error) {
 	bi, err := bleve.OpenUsing(path, map[string]any{"bolt_timeout": lockTimeout})
 	switch {
-	case errors.Is(err, bbolt.ErrTimeout):
+	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("%w (waited %s for the lock): %w", ErrLocked, lockTimeout, err)
 	case err == nil:
 		v, err := bi.GetInternal(keyMappingVersion)
@@ -241,7 +241,7 @@ func openOrCreate(path string) (bleve.Index, error) {
 		}
 		return bi, nil
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 			return nil, fmt.Errorf("create parent directory: %w", err)
 		}
 		bi, err := bleve.New(path, newMapping())

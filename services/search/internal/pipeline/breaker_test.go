@@ -27,7 +27,7 @@ func TestBreakerOpensProbesAndCloses(t *testing.T) {
 	}
 	// A 4xx answer and a caller that went away are not kg failures.
 	for range 5 {
-		call(&kgapi.StatusError{Status: 400})
+		_ = call(&kgapi.StatusError{Status: 400})
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
@@ -42,7 +42,7 @@ func TestBreakerOpensProbesAndCloses(t *testing.T) {
 		t.Fatal("opened on 4xx answers or cancelled callers")
 	}
 	for range 3 {
-		call(down)
+		_ = call(down)
 	}
 	if !b.open() || calls != 8 {
 		t.Fatalf("after 3 failures: open %v, calls %d; want open, 8", b.open(), calls)
@@ -74,7 +74,7 @@ func TestBreakerOpensProbesAndCloses(t *testing.T) {
 	}
 	// A slow kg (no answer within the budget) counts as a failure.
 	for range 3 {
-		call(context.DeadlineExceeded)
+		_ = call(context.DeadlineExceeded)
 	}
 	if !b.open() {
 		t.Error("timeouts did not open the circuit")

@@ -102,6 +102,7 @@ func (e *UnavailableError) Error() string {
 	return msg
 }
 
+// Is makes every UnavailableError match ErrUnavailable.
 func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
 
 // Response is the answer of a search, in the shape the JSON format uses (see

@@ -31,7 +31,7 @@ func (w *Web) mac(parts ...string) string {
 }
 
 func setCookie(c *gin.Context, name, value string, maxAge int) {
-	http.SetCookie(c.Writer, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge,
+	http.SetCookie(c.Writer, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, //nolint:gosec // G124: Secure follows the request's TLS (the service may serve plain HTTP on loopback); HttpOnly and SameSite are set below
 		HttpOnly: true, Secure: c.Request.TLS != nil, SameSite: http.SameSiteStrictMode})
 }
 
