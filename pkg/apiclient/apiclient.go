@@ -84,14 +84,15 @@ func (b base) request(ctx context.Context, method, path string, in any, accept s
 		return nil, "", fmt.Errorf("%s %s: read answer: %w", method, path, err)
 	}
 	if resp.StatusCode >= 400 {
-		return nil, "", problem(b.service, resp.StatusCode, data)
+		return nil, "", Problem(b.service, resp.StatusCode, data)
 	}
 	return data, resp.Header.Get("Content-Type"), nil
 }
 
-// open sends a request and returns the response with its body unread when the
-// status is below 400 (for streams); otherwise the body is read into an *Error.
-func (b base) open(ctx context.Context, method, path string, in any, accept string) (*http.Response, error) {
+// NewRequest builds a request to one of the services' APIs: in, when not nil,
+// is sent as a JSON body; accept, when set, is the Accept header; apiKey, when
+// set, is sent as a bearer token. pkg/kgapi builds its requests here too.
+func NewRequest(ctx context.Context, method, url string, in any, accept, apiKey string) (*http.Request, error) {
 	var body io.Reader
 	if in != nil {
 		data, err := json.Marshal(in)
@@ -100,9 +101,9 @@ func (b base) open(ctx context.Context, method, path string, in any, accept stri
 		}
 		body = bytes.NewReader(data)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, b.url+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
-		return nil, fmt.Errorf("build request %s %s: %w", method, path, err)
+		return nil, fmt.Errorf("build request %s %s: %w", method, url, err)
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
@@ -110,8 +111,18 @@ func (b base) open(ctx context.Context, method, path string, in any, accept stri
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if b.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+b.apiKey)
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	return req, nil
+}
+
+// open sends a request and returns the response with its body unread when the
+// status is below 400 (for streams); otherwise the body is read into an *Error.
+func (b base) open(ctx context.Context, method, path string, in any, accept string) (*http.Response, error) {
+	req, err := NewRequest(ctx, method, b.url+path, in, accept, b.apiKey)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := b.http.Do(req)
 	if err != nil {
@@ -123,7 +134,7 @@ func (b base) open(ctx context.Context, method, path string, in any, accept stri
 	if resp.StatusCode >= 400 {
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return nil, problem(b.service, resp.StatusCode, data)
+		return nil, Problem(b.service, resp.StatusCode, data)
 	}
 	return resp, nil
 }
@@ -143,9 +154,10 @@ func (b base) getJSON(ctx context.Context, method, path string, in, out any) err
 	return nil
 }
 
-// problem turns an error answer into an *Error, reading a problem document when
-// there is one.
-func problem(service string, status int, data []byte) *Error {
+// Problem turns an error answer of service into an *Error, reading the RFC 9457
+// problem document when there is one (else the answer's first 200 bytes are the
+// detail). pkg/kgapi reads the kg service's problems here too.
+func Problem(service string, status int, data []byte) *Error {
 	e := &Error{Service: service, Status: status}
 	var p struct {
 		Title  string `json:"title"`

@@ -1,7 +1,6 @@
 package kgapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
 // ErrUnavailable wraps failures to reach the kg service (connection refused, 5xx,
@@ -134,24 +135,9 @@ func (c *Client) Ready(ctx context.Context) error {
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("encode request: %w", err)
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	req, err := apiclient.NewRequest(ctx, method, c.base+path, in, "application/json", c.apiKey)
 	if err != nil {
-		return fmt.Errorf("build request: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+		return err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -163,10 +149,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("%w: read response: %v", ErrUnavailable, err) //nolint:errorlint // the sentinel is the one class callers test; the transport error stays text so its own class (a timeout) does not leak
 	}
 	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
-		return fmt.Errorf("%w: %s: %s", ErrUnavailable, resp.Status, problemDetail(data))
+		return fmt.Errorf("%w: %s: %s", ErrUnavailable, resp.Status, problemDetail(resp.StatusCode, data))
 	}
 	if resp.StatusCode >= 400 {
-		return &StatusError{Status: resp.StatusCode, Detail: problemDetail(data)}
+		return &StatusError{Status: resp.StatusCode, Detail: problemDetail(resp.StatusCode, data)}
 	}
 	if out == nil {
 		return nil
@@ -177,20 +163,12 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	return nil
 }
 
-func problemDetail(data []byte) string {
-	var p struct {
-		Title  string `json:"title"`
-		Detail string `json:"detail"`
+// problemDetail is the detail of a problem document, else its title, else the
+// answer's first 200 bytes.
+func problemDetail(status int, data []byte) string {
+	p := apiclient.Problem("kg", status, data)
+	if p.Detail == "" {
+		return p.Title
 	}
-	if json.Unmarshal(data, &p) == nil && (p.Detail != "" || p.Title != "") {
-		if p.Detail == "" {
-			return p.Title
-		}
-		return p.Detail
-	}
-	s := strings.TrimSpace(string(data))
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
+	return p.Detail
 }

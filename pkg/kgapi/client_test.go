@@ -96,3 +96,19 @@ func TestClientEntity(t *testing.T) {
 		t.Errorf("unknown entity: got %v, want a 404 StatusError", err)
 	}
 }
+
+// A 4xx answer's detail is the problem's detail, else its title, else the
+// answer's first bytes.
+func TestProblemDetail(t *testing.T) {
+	cases := map[string]string{
+		`{"title":"not found","detail":"no such entity"}`: "no such entity",
+		`{"title":"not found"}`:                           "not found",
+		"  plain text answer \n":                          "plain text answer",
+		`{}`:                                              "{}",
+	}
+	for body, want := range cases {
+		if got := problemDetail(404, []byte(body)); got != want {
+			t.Errorf("%q: got %q, want %q", body, got, want)
+		}
+	}
+}
