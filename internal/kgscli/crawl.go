@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,7 +203,7 @@ func reasons(m map[string]int64) string {
 	if len(m) == 0 {
 		return ""
 	}
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s: %d", k, m[k])

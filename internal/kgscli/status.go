@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,20 +110,10 @@ func probe(ctx context.Context, name, url string, ready, info func(context.Conte
 }
 
 func kv[V any](m map[string]V) string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
 	}
 	return strings.Join(parts, " ")
-}
-
-// sortedKeys returns m's keys in order, for stable output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
