@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/kgsearch/kgsearch/internal/pprofenv"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/services/kg/internal/app"
 	"github.com/kgsearch/kgsearch/services/kg/internal/config"
@@ -28,6 +29,10 @@ func main() {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	slog.SetDefault(logger)
+	if err := pprofenv.Start(logger); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", "kg", err)
+		os.Exit(2)
+	}
 	logger.Info("starting kg", cfg.LogAttrs()...)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

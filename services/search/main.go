@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/kgsearch/kgsearch/internal/pprofenv"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/services/search/internal/app"
 	"github.com/kgsearch/kgsearch/services/search/internal/config"
@@ -31,6 +32,10 @@ func main() {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	slog.SetDefault(logger)
+	if err := pprofenv.Start(logger); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", "search", err)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	run := app.Run

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -161,7 +162,11 @@ func (f *Follower) reload(ctx context.Context, why string) error {
 		return err
 	}
 	f.P.Load(st)
-	f.redo, f.stale = st.Seq, ""
+	st = graph.State{}
+	// The snapshot's rows and the replaced projection are garbage now, often as
+	// large as the projection: hand the memory back rather than keep it resident.
+	debug.FreeOSMemory()
+	f.redo, f.stale = f.P.Seq(), ""
 	f.reloads++
 	f.lastReload = f.now()
 	if f.Log != nil {
