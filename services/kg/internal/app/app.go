@@ -151,7 +151,10 @@ func (p *Parts) Background(ctx context.Context) error {
 		wait = min(2*wait, 30*time.Second)
 	}
 	if p.Follower != nil {
-		p.loadProjection(ctx)
+		followed := make(chan struct{})
+		go func() { defer close(followed); _ = p.Follower.Run(ctx) }() // its first sync loads the snapshot
+		defer func() { <-followed }()                                  // Run ends with ctx
+		p.awaitProjection(ctx)
 	} else {
 		p.warmUp(ctx)
 	}
@@ -159,9 +162,6 @@ func (p *Parts) Background(ctx context.Context) error {
 	p.Graph.SetReady(true)
 	p.Server.SetReady(true)
 	p.log.Info("graph ready")
-	if p.Follower != nil {
-		go func() { _ = p.Follower.Run(ctx) }()
-	}
 	p.refresh(ctx)
 	var gazetteer, prune <-chan time.Time
 	if p.cfg.GazetteerEvery > 0 {
@@ -189,14 +189,21 @@ func (p *Parts) Background(ctx context.Context) error {
 // pruneEvery is how often a kg process prunes the graph's change feed.
 const pruneEvery = 10 * time.Minute
 
-// loadProjection loads the graph projection before the service reports ready, so
-// that the first searches are answered from memory, not by a cold Neo4j. On
-// failure the API answers from Neo4j until the follower's loop has loaded it.
-func (p *Parts) loadProjection(ctx context.Context) {
-	lctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	if err := p.Follower.Sync(lctx); err != nil {
-		p.log.Warn("graph projection not loaded yet; answering from Neo4j meanwhile", "err", err)
+// awaitProjection waits up to KG_PROJECTION_READY_WAIT for the projection's
+// first load before the service reports ready, so that the first searches are
+// answered from memory rather than by a cold Neo4j. A larger graph takes longer:
+// the service then becomes ready answering from Neo4j until the load completes.
+func (p *Parts) awaitProjection(ctx context.Context) {
+	deadline := time.Now().Add(p.cfg.ProjectionReadyWait)
+	for !p.Follower.P.Loaded() && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !p.Follower.P.Loaded() {
+		p.log.Info("graph projection still loading; answering from Neo4j meanwhile", "waited", p.cfg.ProjectionReadyWait.String())
 	}
 }
 

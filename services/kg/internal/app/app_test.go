@@ -39,6 +39,10 @@ func testConfig(t testing.TB, uri, user, password string) config.Config {
 	cfg := config.Default(t.TempDir())
 	cfg.Neo4jURI, cfg.Neo4jUser, cfg.Neo4jPassword = uri, user, password
 	cfg.GazetteerEvery = 0
+	// The shared test Neo4j holds every other test's graph and the evaluation
+	// corpus: loading it all into a projection per test takes minutes under
+	// -race. TestProjectionFollowsWrites runs the service with it.
+	cfg.Projection = false
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -512,3 +516,53 @@ func rawCall(t *testing.T, s *service, method, path string) (int, string) {
 }
 
 func jsonUnmarshal(s string, out any) error { return json.Unmarshal([]byte(s), out) }
+
+// TestProjectionFollowsWrites runs the service with the graph projection: once it
+// is loaded, match answers from memory, and the service's own ingest and delete
+// are visible to its next query.
+func TestProjectionFollowsWrites(t *testing.T) {
+	uri, user, password := testenv.Neo4j(t)
+	cfg := testConfig(t, uri, user, password)
+	cfg.Projection, cfg.ProjectionReadyWait = true, 0
+	s := start(t, cfg, true)
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Minute)
+	for !s.parts.Follower.P.Loaded() {
+		if time.Now().After(deadline) {
+			t.Fatal("projection not loaded after 10 minutes")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	word := randomWord(10)
+	probe := "zq_proj_" + word
+	doc := "kgtest-proj-" + word
+	t.Cleanup(func() { _ = s.client.DeleteDocument(ctx, doc) })
+	if _, err := s.client.Ingest(ctx, kgapi.Document{ID: doc, URL: "https://kgtest.example/" + word, Chunks: []kgapi.Chunk{
+		{ID: doc + "-0", Ordinal: 0, Text: fmt.Sprintf("Call `%s` before every commit to PostgreSQL.", probe)},
+	}}); err != nil {
+		t.Fatalf("ingest: %v", err)
+	}
+	seq := s.parts.Follower.P.Seq()
+	m, err := s.client.Match(ctx, kgapi.MatchRequest{Entities: []string{probe}})
+	if err != nil {
+		t.Fatalf("match: %v", err)
+	}
+	if len(m.Chunks) != 1 || m.Chunks[0].ChunkID != doc+"-0" {
+		t.Fatalf("match right after the ingest: got %v, want [%s-0] (own write visible)", chunkIDs(m.Chunks), doc)
+	}
+	// The answer came from the projection: it holds the chunk at this position.
+	pm, err := s.parts.Follower.P.MatchEntities(ctx, []string{probe}, 10)
+	if err != nil || len(pm.Chunks) != 1 || seq == 0 {
+		t.Fatalf("projection match: %+v, %v (seq %d)", pm.Chunks, err, seq)
+	}
+	if err := s.client.DeleteDocument(ctx, doc); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	m, err = s.client.Match(ctx, kgapi.MatchRequest{Entities: []string{probe}})
+	if err != nil {
+		t.Fatalf("match after delete: %v", err)
+	}
+	if len(m.Chunks) != 0 || len(m.Unknown) != 1 {
+		t.Errorf("match right after the delete: got %v, unknown %v; want nothing and the probe unknown", chunkIDs(m.Chunks), m.Unknown)
+	}
+}

@@ -50,6 +50,7 @@ type Config struct {
 	Projection          bool          // KG_PROJECTION: serve match and expand from the in-memory graph projection
 	ProjectionPoll      time.Duration // KG_PROJECTION_POLL: how often the projection reads the graph's change feed
 	ProjectionMinReload time.Duration // KG_PROJECTION_MIN_RELOAD: shortest time between two snapshot loads after feed gaps
+	ProjectionReadyWait time.Duration // KG_PROJECTION_READY_WAIT: how long start-up waits for the first load before ready
 	FeedRetain          time.Duration // KG_FEED_RETAIN: how long graph changes stay in the feed before pruning
 }
 
@@ -83,6 +84,7 @@ func Default(stateDir string) Config {
 		Projection:          true,
 		ProjectionPoll:      200 * time.Millisecond,
 		ProjectionMinReload: 30 * time.Second,
+		ProjectionReadyWait: 20 * time.Second,
 		FeedRetain:          24 * time.Hour,
 	}
 }
@@ -120,6 +122,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.Projection = r.Bool("KG_PROJECTION", c.Projection)
 	c.ProjectionPoll = r.Duration("KG_PROJECTION_POLL", c.ProjectionPoll)
 	c.ProjectionMinReload = r.Duration("KG_PROJECTION_MIN_RELOAD", c.ProjectionMinReload)
+	c.ProjectionReadyWait = r.Duration("KG_PROJECTION_READY_WAIT", c.ProjectionReadyWait)
 	c.FeedRetain = r.Duration("KG_FEED_RETAIN", c.FeedRetain)
 	var errs []error
 	if err := r.Err(); err != nil {
@@ -213,6 +216,9 @@ func (c Config) Validate() error {
 	}
 	if c.ProjectionMinReload < 0 || c.ProjectionMinReload > time.Hour {
 		bad("KG_PROJECTION_MIN_RELOAD", "%s is outside 0..1h", c.ProjectionMinReload)
+	}
+	if c.ProjectionReadyWait < 0 || c.ProjectionReadyWait > 10*time.Minute {
+		bad("KG_PROJECTION_READY_WAIT", "%s is outside 0..10m", c.ProjectionReadyWait)
 	}
 	if c.FeedRetain < time.Minute {
 		bad("KG_FEED_RETAIN", "%s is below 1m", c.FeedRetain)
