@@ -40,6 +40,16 @@ type Store struct {
 	docs     map[string]map[string]int64 // document id → entity id → mention count
 	entities map[string]*entity
 	loaded   bool
+	// vecs caches every document's unit tf-idf vector; any change makes them stale
+	// (N and the document frequencies move), and the next Feedback recomputes them.
+	vecs  map[string][]weight
+	stale bool
+}
+
+// weight is one entity's weight in a document's vector.
+type weight struct {
+	id string
+	w  float64
 }
 
 // New returns an empty store; Load fills it.
@@ -73,7 +83,7 @@ func (s *Store) Load(ctx context.Context, src Source) error {
 		docs[doc] = addProfile(ents, list)
 	}
 	s.mu.Lock()
-	s.docs, s.entities, s.loaded = docs, ents, true
+	s.docs, s.entities, s.loaded, s.stale = docs, ents, true, true
 	s.mu.Unlock()
 	return nil
 }
@@ -88,6 +98,7 @@ func (s *Store) Refresh(ctx context.Context, src Source, docID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.removeLocked(docID)
+	s.stale = true
 	if list := got[docID]; len(list) > 0 {
 		s.docs[docID] = addProfile(s.entities, list)
 	}
@@ -99,6 +110,7 @@ func (s *Store) Delete(docID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.removeLocked(docID)
+	s.stale = true
 }
 
 func addProfile(ents map[string]*entity, list []graph.EntityCount) map[string]int64 {
@@ -194,9 +206,9 @@ type Result struct {
 // is no feedback at all: the centroid would describe the pages ranked below the best
 // one.
 func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Result {
+	s.ensureVectors()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	n := float64(len(s.docs))
 	seeds = slices.DeleteFunc(slices.Clone(seeds), func(sd Seed) bool { return !(sd.Weight > 0) || math.IsInf(sd.Weight, 0) })
 	slices.SortStableFunc(seeds, func(a, b Seed) int { return cmp.Compare(b.Weight, a.Weight) })
 	if keep := max(1, len(s.docs)/docsPerSeed); len(seeds) > keep {
@@ -209,13 +221,13 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 	support := map[string]int{} // seeds mentioning the entity
 	used := 0
 	for _, sd := range seeds {
-		v := s.vector(sd.DocumentID, n)
+		v := s.vecs[sd.DocumentID]
 		if len(v) > 0 {
 			used++
 		}
-		for id, w := range v {
-			centroid[id] += sd.Weight * w
-			support[id]++
+		for _, x := range v {
+			centroid[x.id] += sd.Weight * x.w
+			support[x.id]++
 		}
 	}
 	res := Result{Scores: map[string]float64{}}
@@ -229,8 +241,8 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 	norm = math.Sqrt(norm)
 	for _, c := range candidates {
 		dot := 0.0
-		for id, w := range s.vector(c, n) {
-			dot += w * centroid[id]
+		for _, x := range s.vecs[c] {
+			dot += x.w * centroid[x.id]
 		}
 		if dot > 0 {
 			res.Scores[c] = min(dot/norm, 1)
@@ -240,14 +252,37 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 	return res
 }
 
+// ensureVectors recomputes the cached document vectors if the store changed since.
+func (s *Store) ensureVectors() {
+	s.mu.RLock()
+	fresh := !s.stale
+	s.mu.RUnlock()
+	if fresh {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.stale {
+		return
+	}
+	n := float64(len(s.docs))
+	s.vecs = make(map[string][]weight, len(s.docs))
+	for doc := range s.docs {
+		if v := s.vector(doc, n); len(v) > 0 {
+			s.vecs[doc] = v
+		}
+	}
+	s.stale = false
+}
+
 // vector is the document's unit-length tf-idf entity vector: (1 + ln count) ×
 // ln(N / df). An entity every document mentions weighs nothing.
-func (s *Store) vector(docID string, n float64) map[string]float64 {
+func (s *Store) vector(docID string, n float64) []weight {
 	p := s.docs[docID]
 	if len(p) == 0 {
 		return nil
 	}
-	v := make(map[string]float64, len(p))
+	v := make([]weight, 0, len(p))
 	sum := 0.0
 	for id, count := range p {
 		e := s.entities[id]
@@ -258,15 +293,15 @@ func (s *Store) vector(docID string, n float64) map[string]float64 {
 		if w <= 0 {
 			continue
 		}
-		v[id] = w
+		v = append(v, weight{id, w})
 		sum += w * w
 	}
 	if sum == 0 {
 		return nil
 	}
 	sum = math.Sqrt(sum)
-	for id := range v {
-		v[id] /= sum
+	for i := range v {
+		v[i].w /= sum
 	}
 	return v
 }
