@@ -62,9 +62,9 @@ func (t *tools) crawl(ctx context.Context, req *mcp.CallToolRequest, in CrawlInp
 }
 
 // progress turns a crawl's events into MCP progress notifications: progress is
-// the pages finished, counted from the page events and corrected by the job's
-// counters in progress and summary events; total is the page budget plus
-// failures and skips (which do not use the budget).
+// the pages finished according to the job's counters in its progress and summary
+// events; total is the page budget plus failures and skips (which do not use the
+// budget).
 type progress struct {
 	ctx      context.Context
 	req      *mcp.CallToolRequest
@@ -84,13 +84,14 @@ func newProgress(ctx context.Context, req *mcp.CallToolRequest, st *apiclient.Cr
 }
 
 func (p *progress) event(ev apiclient.Event) error {
-	switch {
-	case ev.Type == "page":
-		p.counters.Add(ev)
-	case ev.Status != nil && ev.Status.Counters.Processed() >= p.counters.Processed():
+	// Only the job's own counters (progress and summary events) move the progress:
+	// adding page events on top of a snapshot counts a page twice when its event
+	// arrives after a snapshot that already includes it, and progress may never go
+	// back down to the job's final count.
+	if ev.Status != nil && ev.Status.Counters.Processed() >= p.counters.Processed() {
 		p.counters = ev.Status.Counters
+		p.send(p.ctx, p.counters, false)
 	}
-	p.send(p.ctx, p.counters, false)
 	return nil
 }
 
