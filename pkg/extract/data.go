@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -131,8 +132,14 @@ func (d *dictionary) add(e *entry, level matchLevel, forms []string) *entry {
 		info, ok := d.keys[k]
 		if !ok {
 			info = &keyInfo{e: owner, named: !genericTypes[owner.typ]}
-			d.keys[k] = info
+		} else {
+			// Copy on write: an extraction may hold the old keyInfo (lookup returns it
+			// and releases the lock), so its maps must never change under it.
+			c := *info
+			c.caseForms, c.forms = maps.Clone(info.caseForms), maps.Clone(info.forms)
+			info = &c
 		}
+		d.keys[k] = info
 		lv := effectiveLevel(f, k, level, owner.typ)
 		if ok && info.e != e && info.e != owner {
 			lv = min(lv, info.ci) // another entity's key: its own strictness holds
