@@ -2,45 +2,16 @@ package app
 
 import (
 	"log/slog"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/httpserver/httpservertest"
 	"github.com/kgsearch/kgsearch/services/kg/internal/api"
 	"github.com/kgsearch/kgsearch/services/kg/internal/config"
 )
 
 // authKey is a key configured in the route-table tests.
 const authKey = "route-table-key-0123456789"
-
-// anonymousStatus sends every route of the server without a key, the path
-// parameters filled in, and returns each route's status. The key check runs before
-// any handler, so the handlers' dependencies are never touched on a 401.
-func anonymousStatus(t *testing.T, srv *httpserver.Server, prefix string) map[string]int {
-	t.Helper()
-	out := map[string]int{}
-	for _, r := range srv.Engine().Routes() {
-		if !strings.HasPrefix(r.Path, prefix) {
-			continue
-		}
-		path := r.Path
-		for _, seg := range strings.Split(r.Path, "/") {
-			if strings.HasPrefix(seg, ":") || strings.HasPrefix(seg, "*") {
-				path = strings.Replace(path, seg, "x", 1)
-			}
-		}
-		req := httptest.NewRequest(r.Method, path, strings.NewReader("{}"))
-		req.RemoteAddr = "192.0.2.1:1000"
-		rec := httptest.NewRecorder()
-		func() {
-			defer func() { _ = recover() }() // a handler reached with nil deps: status stays 0
-			srv.Engine().ServeHTTP(rec, req)
-		}()
-		out[r.Method+" "+r.Path] = rec.Code
-	}
-	return out
-}
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
@@ -51,7 +22,7 @@ func TestEveryAPIRouteNeedsAKey(t *testing.T) {
 	cfg.APIKeys = []string{authKey}
 	srv := httpserver.New("kg", cfg.HTTP(), discard())
 	api.New(srv, api.Deps{}).Register()
-	st := anonymousStatus(t, srv, "/api/")
+	st := httpservertest.AnonymousStatus(t, srv, "/api/")
 	for _, must := range []string{"POST /api/v1/ingest", "DELETE /api/v1/documents/:id"} {
 		if _, ok := st[must]; !ok {
 			t.Errorf("route %s not registered", must)
