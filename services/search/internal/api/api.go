@@ -150,6 +150,12 @@ func (a *API) search(c *gin.Context, f fields) error {
 	if err != nil {
 		return searchError(err)
 	}
+	if f.format != "" && c.Query("format") == "" {
+		// A POST body's format, unless the URL names one: the URL is the more
+		// specific of the two for a client that sets both.
+		ff, _ := toon.ParseFormat(f.format)
+		return writeAs(c, ff, resp, resp.ToTOON())
+	}
 	return write(c, resp, resp.ToTOON())
 }
 
@@ -183,7 +189,11 @@ func searchError(err error) error {
 // write answers in the negotiated format: TOON by default (with the TOON shape),
 // JSON with Accept: application/json or ?format=json.
 func write(c *gin.Context, jsonShape, toonShape any) error {
-	f := toon.Negotiate(c.Request, toon.FormatTOON)
+	return writeAs(c, toon.Negotiate(c.Request, toon.FormatTOON), jsonShape, toonShape)
+}
+
+// writeAs answers in format f.
+func writeAs(c *gin.Context, f toon.Format, jsonShape, toonShape any) error {
 	var b []byte
 	var err error
 	if f == toon.FormatTOON {

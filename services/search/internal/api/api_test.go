@@ -159,6 +159,40 @@ func TestSearchPOST(t *testing.T) {
 	}
 }
 
+// TestSearchPOSTBodyFormat: the body's "format" chooses the answer's format, a
+// ?format= in the URL wins over it, and a bad one is a 400 naming the field.
+func TestSearchPOSTBodyFormat(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	e.Add(t, docs()...)
+	tests := []struct {
+		name, path, body, wantType string
+	}{
+		{"body json", "/api/v1/search", `{"q":"database","format":"json"}`, "application/json"},
+		{"body toon", "/api/v1/search", `{"q":"database","format":"toon"}`, "text/toon"},
+		{"url wins", "/api/v1/search?format=json", `{"q":"database","format":"toon"}`, "application/json"},
+		{"neither: toon", "/api/v1/search", `{"q":"database"}`, "text/toon"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, h, body := post(t, e, tt.path, tt.body)
+			if code != http.StatusOK {
+				t.Fatalf("status %d: %s", code, body)
+			}
+			if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, tt.wantType) {
+				t.Errorf("Content-Type %q, want %s", ct, tt.wantType)
+			}
+			if tt.wantType == "application/json" && !json.Valid(body) {
+				t.Errorf("not JSON: %.200s", body)
+			}
+		})
+	}
+	code, _, body := post(t, e, "/api/v1/search", `{"q":"database","format":"xml"}`)
+	var p problem
+	if err := json.Unmarshal(body, &p); err != nil || code != http.StatusBadRequest || p.Field != "format" {
+		t.Errorf("bad body format: status %d, %s", code, body)
+	}
+}
+
 // problem decodes an RFC 9457 error.
 type problem struct {
 	Status int    `json:"status"`

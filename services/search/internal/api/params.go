@@ -40,6 +40,9 @@ type fields struct {
 	q, k, offset, domain, after, before, weights, fusion, mmr, expand, explain string
 	tags                                                                       []string
 	hasQ                                                                       bool
+	// format is the body's "format" (a POST search); the URL's ?format= and the
+	// Accept header are read where the answer is written.
+	format string
 }
 
 func fromQuery(v url.Values) fields {
@@ -68,7 +71,10 @@ func fromBody(r io.Reader) (fields, error) {
 	if err := httpserver.DecodeJSON(r, &b); err != nil {
 		return fields{}, err
 	}
-	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion}
+	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion, format: b.Format}
+	if err := checkFormat(b.Format); err != nil {
+		return fields{}, err
+	}
 	if b.Q != nil {
 		f.q, f.hasQ = *b.Q, true
 	}
