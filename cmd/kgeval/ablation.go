@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 )
 
@@ -54,17 +54,15 @@ func Ablations(def ranker.Weights) []Method {
 // maxProbes queries.
 func DefaultWeights(ctx context.Context, s Searcher, queries []Query, tags []string) (ranker.Weights, error) {
 	const maxProbes = 20
-	p := url.Values{}
-	if len(tags) > 0 {
-		p.Set("tags", strings.Join(tags, ","))
-	}
+	req := apiclient.SearchRequest{K: 1, Tags: tags, Explain: true}
 	var best ranker.Weights
 	bestN := 0
 	for i, q := range queries {
 		if i == maxProbes || bestN == len(ranker.Signals) {
 			break
 		}
-		resp, err := s.Search(ctx, q.Query, 1, p)
+		req.Q = q.Query
+		resp, err := s.SearchJSON(ctx, req)
 		if err != nil {
 			return ranker.Weights{}, fmt.Errorf("read the service's default weights: %w", err)
 		}

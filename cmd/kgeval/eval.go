@@ -9,10 +9,13 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
 // Method is one way of asking the search service: a name and the request
-// parameters that select the signals and the fusion.
+// parameters that select the signals and the fusion, written as the URL query
+// fields of the search API (apiclient.ParseSearchQuery reads them).
 type Method struct {
 	Name   string
 	Params url.Values
@@ -65,6 +68,9 @@ func ParseVariant(s string) (Method, error) {
 			return Method{}, fmt.Errorf("variant %s: %q is set by kgeval, leave it out", name, reserved)
 		}
 	}
+	if _, err := apiclient.ParseSearchQuery(v); err != nil {
+		return Method{}, fmt.Errorf("variant %s: %w", name, err)
+	}
 	return Method{Name: name, Params: v, Kind: KindVariant}, nil
 }
 
@@ -106,9 +112,10 @@ type MethodResult struct {
 	byQueryID map[string]*QueryResult
 }
 
-// Searcher is the part of Client that Evaluate needs.
+// Searcher is the part of the search client (apiclient.SearchClient) that
+// Evaluate needs.
 type Searcher interface {
-	Search(ctx context.Context, q string, k int, params url.Values) (*SearchResponse, error)
+	SearchJSON(ctx context.Context, req apiclient.SearchRequest) (*apiclient.SearchResponse, error)
 }
 
 // Evaluator runs a dataset against a search service.
@@ -142,16 +149,16 @@ func (e *Evaluator) Evaluate(ctx context.Context, d *Dataset, methods []Method) 
 }
 
 func (e *Evaluator) one(ctx context.Context, q Query, m Method) (*QueryResult, error) {
-	start := time.Now()
-	params := m.Params
-	if len(e.Tags) > 0 {
-		params = url.Values{}
-		for name, vals := range m.Params {
-			params[name] = vals
-		}
-		params["tags"] = []string{strings.Join(e.Tags, ",")}
+	req, err := apiclient.ParseSearchQuery(m.Params)
+	if err != nil {
+		return nil, err
 	}
-	resp, err := e.Search.Search(ctx, q.Query, e.K, params)
+	req.Q, req.K, req.Explain = q.Query, e.K, true
+	if len(e.Tags) > 0 {
+		req.Tags = e.Tags
+	}
+	start := time.Now()
+	resp, err := e.Search.SearchJSON(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +171,7 @@ func (e *Evaluator) one(ctx context.Context, q Query, m Method) (*QueryResult, e
 			return nil, err
 		}
 		ranked = append(ranked, page)
-		hits = append(hits, Hit{Page: page, Grade: q.Relevant[page], Score: r.Score, Breakdown: r.ScoreBreakdown, Source: r.Source})
+		hits = append(hits, Hit{Page: page, Grade: q.Relevant[page], Score: r.Score, Breakdown: r.ScoreBreakdown.Map(), Source: r.Source})
 	}
 	qr := &QueryResult{
 		ID:         q.ID,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,16 +13,18 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
 // fakeSearch is a stand-in for the search service: answers chosen by the request's
-// weights parameter (the method), status with a configurable lag.
+// weights field (the method), status with a configurable lag.
 type fakeSearch struct {
 	lag      int
 	degraded []string
 	fail     int                 // HTTP status for searches, 0 = answer
 	answers  map[string][]string // weights value → result URLs
-	seen     []string            // query strings received
+	seen     []string            // searches received: method, query string and body
 }
 
 func (f *fakeSearch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -29,13 +32,21 @@ func (f *fakeSearch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/api/v1/status":
 		_ = json.NewEncoder(w).Encode(map[string]any{"index_lag": f.lag, "documents": 3, "indexed_chunks": 9, "caught_up": f.lag == 0})
 	case "/api/v1/search":
-		f.seen = append(f.seen, r.URL.RawQuery)
+		body, _ := io.ReadAll(r.Body)
+		f.seen = append(f.seen, r.Method+" ?"+r.URL.RawQuery+" "+strings.TrimSpace(string(body)))
+		var req struct {
+			Weights string `json:"weights"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			http.Error(w, `{"title":"bad body"}`, http.StatusBadRequest)
+			return
+		}
 		if f.fail != 0 {
 			http.Error(w, `{"title":"boom"}`, f.fail)
 			return
 		}
 		var results []map[string]any
-		for i, u := range f.answers[r.URL.Query().Get("weights")] {
+		for i, u := range f.answers[req.Weights] {
 			results = append(results, map[string]any{"rank": i + 1, "url": u, "score": 1 - float64(i)/10,
 				"score_breakdown": map[string]float64{"vector": 0.5, "bm25": 0.5}})
 		}
@@ -44,7 +55,7 @@ func (f *fakeSearch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			deg = []string{}
 		}
 		ans := map[string]any{"results": results, "degraded": deg, "result_count": len(results)}
-		if r.URL.Query().Get("weights") == "" {
+		if req.Weights == "" {
 			ans["explain"] = map[string]any{"weights": "vector:0.35,graph:0.25,bm25:0.2,recency:0.1,title:0.1"}
 		}
 		_ = json.NewEncoder(w).Encode(ans)
@@ -103,7 +114,7 @@ func TestRun(t *testing.T) {
 		{name: "degraded allowed", fake: fakeSearch{answers: good, degraded: []string{"graph"}}, args: []string{"-allow-degraded"}, code: 0},
 		{name: "index lagging", fake: fakeSearch{answers: good, lag: 12}, code: 1, stderr: "index_lag 12"},
 		{name: "lag allowed", fake: fakeSearch{answers: good, lag: 12}, args: []string{"-allow-lag"}, code: 0},
-		{name: "search fails", fake: fakeSearch{fail: 500}, code: 1, stderr: "status 500"},
+		{name: "search fails", fake: fakeSearch{fail: 500}, code: 1, stderr: "search: 500: boom"},
 		{name: "losses listed with -v", fake: fakeSearch{answers: good}, args: []string{"-v", "-variant", "alt=weights=alt"}, code: 0,
 			stdout: []string{"full loses to alt on 1 queries", `q2 "json": nDCG 0.631 vs 1.000 (-0.369)`, "full loses to bm25 on 0 queries", "alt:    library/json[2] tutorial/inputoutput[0]"}},
 		{name: "unknown method", fake: fakeSearch{answers: good}, args: []string{"-methods", "full,magic"}, code: 2, stderr: `unknown method "magic"`},
@@ -169,7 +180,7 @@ func TestRunAblationsTagsAndUnion(t *testing.T) {
 	}
 	tagged, untagged := 0, 0
 	for _, q := range fake.seen {
-		if strings.Contains(q, "tags=python-docs") {
+		if strings.Contains(q, `"tags":["python-docs"]`) {
 			tagged++
 		} else {
 			untagged++
@@ -205,20 +216,17 @@ func TestEvaluateSendsMethodParameters(t *testing.T) {
 	fake := &fakeSearch{answers: map[string][]string{}}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	c, err := NewClient(srv.URL, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := apiclient.NewSearch(srv.URL, nil, "")
 	d := &Dataset{Queries: []Query{{ID: "q1", Query: "a b", Relevant: Judgments{"x.html": 2}}}}
 	ev := &Evaluator{Search: c, Root: mustURL(t, site), K: 7}
 	if _, err := ev.Evaluate(context.Background(), d, BuiltinMethods()); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		"explain=true&format=json&k=7&q=a+b",
-		"expand=false&explain=true&format=json&k=7&q=a+b&weights=bm25%3A1",
-		"expand=false&explain=true&format=json&k=7&q=a+b&weights=vector%3A1",
-		"expand=false&explain=true&format=json&fusion=rrf&k=7&q=a+b&weights=vector%3A1%2Cbm25%3A1",
+		`POST ?format=json {"q":"a b","k":7,"explain":true}`,
+		`POST ?format=json {"q":"a b","k":7,"weights":"bm25:1","expand":false,"explain":true}`,
+		`POST ?format=json {"q":"a b","k":7,"weights":"vector:1","expand":false,"explain":true}`,
+		`POST ?format=json {"q":"a b","k":7,"weights":"vector:1,bm25:1","fusion":"rrf","expand":false,"explain":true}`,
 	}
 	if diff := cmp.Diff(want, fake.seen); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
@@ -232,7 +240,7 @@ func TestEvaluateMeansAndComparison(t *testing.T) {
 	}}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	c, _ := NewClient(srv.URL, 0)
+	c := apiclient.NewSearch(srv.URL, nil, "")
 	d := &Dataset{Queries: []Query{
 		{ID: "q1", Query: "one", Relevant: Judgments{"a.html": 2}},
 		{ID: "q2", Query: "two", Relevant: Judgments{"b.html": 2}},

@@ -26,12 +26,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
 func main() {
@@ -77,12 +80,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	client, err := NewClient(o.search, timeout)
-	if err != nil {
+	if err := checkSearchURL(o.search); err != nil {
 		fmt.Fprintf(stderr, "kgeval: -search: %v\n", err)
 		return 2
 	}
-	st, err := client.Status(ctx)
+	client := apiclient.NewSearch(o.search, &http.Client{Timeout: timeout}, "")
+	st, err := client.IndexStatus(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "kgeval: %v\n", failure(err))
 		return 1
@@ -196,7 +199,7 @@ func parseFlags(args []string, stderr io.Writer) (o options, jsonOut, mdOut stri
 
 // evaluateDataset answers one dataset's queries with our methods (and ablations and
 // peers when asked) and builds its report. A non-zero code ends the run.
-func evaluateDataset(ctx context.Context, o options, path string, client *Client, st *Status, pe *peerEnv, stderr io.Writer) (*Report, int) {
+func evaluateDataset(ctx context.Context, o options, path string, client *apiclient.SearchClient, st *apiclient.SearchStatus, pe *peerEnv, stderr io.Writer) (*Report, int) {
 	d, err := LoadDataset(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "kgeval: %v\n", err)
@@ -319,10 +322,19 @@ func usage(fs *flag.FlagSet) {
 }
 
 func failure(err error) string {
-	if errors.Is(err, ErrUnreachable) {
+	if errors.Is(err, apiclient.ErrUnreachable) {
 		return err.Error() + "\n  start the stack and services with scripts/eval.sh (make eval) or scripts/services.sh start"
 	}
 	return err.Error()
+}
+
+// checkSearchURL accepts an http(s)://host[:port] base URL.
+func checkSearchURL(base string) error {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("search url %q: want http(s)://host:port", base)
+	}
+	return nil
 }
 
 func envOr(name, def string) string {

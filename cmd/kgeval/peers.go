@@ -444,3 +444,12 @@ func (pe *peerEnv) Close() {
 		_ = pe.emb.Close()
 	}
 }
+
+// snippet is the start of an answer, quoted in an error.
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"math"
-	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 	"github.com/kgsearch/kgsearch/pkg/store"
 )
@@ -121,18 +122,12 @@ func TestAblations(t *testing.T) {
 // explainSearch answers with explain weights chosen by the query text.
 type explainSearch struct {
 	weights map[string]string
-	asked   []url.Values
+	asked   []apiclient.SearchRequest
 }
 
-func (e *explainSearch) Search(_ context.Context, q string, _ int, p url.Values) (*SearchResponse, error) {
-	e.asked = append(e.asked, p)
-	r := &SearchResponse{}
-	r.Explain = &struct {
-		Weights string   `json:"weights"`
-		Fusion  string   `json:"fusion"`
-		Notes   []string `json:"notes"`
-	}{Weights: e.weights[q]}
-	return r, nil
+func (e *explainSearch) SearchJSON(_ context.Context, req apiclient.SearchRequest) (*apiclient.SearchResponse, error) {
+	e.asked = append(e.asked, req)
+	return &apiclient.SearchResponse{Explain: &apiclient.SearchExplain{Weights: e.weights[req.Q]}}, nil
 }
 
 func TestDefaultWeightsTakesTheAnswerNamingMostSignals(t *testing.T) {
@@ -151,7 +146,7 @@ func TestDefaultWeightsTakesTheAnswerNamingMostSignals(t *testing.T) {
 	if len(s.asked) != 2 {
 		t.Errorf("asked %d queries, want 2 (stop once all five signals are named)", len(s.asked))
 	}
-	if s.asked[0].Get("tags") != "python-docs" {
+	if !slices.Equal(s.asked[0].Tags, []string{"python-docs"}) || !s.asked[0].Explain {
 		t.Errorf("probe without the corpus tags: %v", s.asked[0])
 	}
 	if _, err := DefaultWeights(context.Background(), &explainSearch{}, qs, nil); err == nil {

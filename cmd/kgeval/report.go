@@ -8,21 +8,23 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
 // Report is everything one run measured, as written by -json.
 type Report struct {
-	Dataset     string          `json:"dataset"`
-	Queries     int             `json:"queries"`
-	Judged      int             `json:"judged_pages"`
-	Search      string          `json:"search"`
-	K           int             `json:"k"`
-	At          time.Time       `json:"at"`
-	Corpus      *Status         `json:"corpus,omitempty"`
-	Tags        []string        `json:"tags,omitempty"`        // every search restricted to these
-	PeerCorpus  *PeerCorpus     `json:"peer_corpus,omitempty"` // what the peers ranked
-	Methods     []*MethodResult `json:"methods"`
-	Comparisons []Paired        `json:"comparisons"`
+	Dataset     string                  `json:"dataset"`
+	Queries     int                     `json:"queries"`
+	Judged      int                     `json:"judged_pages"`
+	Search      string                  `json:"search"`
+	K           int                     `json:"k"`
+	At          time.Time               `json:"at"`
+	Corpus      *apiclient.SearchStatus `json:"corpus,omitempty"`
+	Tags        []string                `json:"tags,omitempty"`        // every search restricted to these
+	PeerCorpus  *PeerCorpus             `json:"peer_corpus,omitempty"` // what the peers ranked
+	Methods     []*MethodResult         `json:"methods"`
+	Comparisons []Paired                `json:"comparisons"`
 	// PeerComparisons pairs each of our methods (ablations included) with each peer.
 	PeerComparisons []Paired `json:"peer_comparisons,omitempty"`
 	Verdict         string   `json:"verdict"`
@@ -74,7 +76,7 @@ type PeerCorpus struct {
 // tieEps is the nDCG difference under which two methods tie on a query.
 const tieEps = 1e-9
 
-func newReport(d *Dataset, search string, k int, st *Status, results []*MethodResult, at time.Time) *Report {
+func newReport(d *Dataset, search string, k int, st *apiclient.SearchStatus, results []*MethodResult, at time.Time) *Report {
 	r := &Report{Dataset: d.Name, Queries: len(d.Queries), Search: search, K: k, At: at.UTC(), Corpus: st, Methods: results}
 	for _, q := range d.Queries {
 		r.Judged += len(q.Relevant)

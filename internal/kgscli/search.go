@@ -1,7 +1,6 @@
 package kgscli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -13,52 +12,6 @@ import (
 
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
-
-// searchAnswer is the part of the search service's JSON answer the table shows.
-type searchAnswer struct {
-	Query struct {
-		Normalized string `json:"normalized"`
-		Entities   []struct {
-			Text string `json:"text"`
-			Type string `json:"type"`
-		} `json:"entities"`
-		Intent string `json:"intent"`
-	} `json:"query"`
-	Results []struct {
-		Rank           int     `json:"rank"`
-		URL            string  `json:"url"`
-		Title          string  `json:"title"`
-		Preview        string  `json:"preview"`
-		Score          float64 `json:"score"`
-		ScoreBreakdown struct {
-			Vector  float64 `json:"vector"`
-			Graph   float64 `json:"graph"`
-			BM25    float64 `json:"bm25"`
-			Recency float64 `json:"recency"`
-			Title   float64 `json:"title"`
-		} `json:"score_breakdown"`
-		Source  string `json:"source"`
-		ChunkID string `json:"chunk_id"`
-		Start   int    `json:"start"`
-		End     int    `json:"end"`
-	} `json:"results"`
-	ResultCount      int      `json:"result_count"`
-	TotalTimeMS      float64  `json:"total_time_ms"`
-	SuggestedQueries []string `json:"suggested_queries"`
-	Degraded         []string `json:"degraded"`
-	Explain          *struct {
-		Weights    string `json:"weights"`
-		Fusion     string `json:"fusion"`
-		MMR        bool   `json:"mmr"`
-		Candidates int    `json:"candidates"`
-		Retrievers map[string]struct {
-			Hits   int     `json:"hits"`
-			TookMS float64 `json:"took_ms"`
-			Error  string  `json:"error"`
-		} `json:"retrievers"`
-		Notes []string `json:"notes"`
-	} `json:"explain"`
-}
 
 func newSearchCmd(o *options) *cobra.Command {
 	var req apiclient.SearchRequest
@@ -92,23 +45,20 @@ func newSearchCmd(o *options) *cobra.Command {
 			if noExpand {
 				req.Expand = new(false)
 			}
-			req.Format = format
 			if format == "table" {
-				req.Format = "json"
+				ans, err := o.search().SearchJSON(cmd.Context(), req)
+				if err != nil {
+					return err
+				}
+				return printTable(o.io.Out, ans)
 			}
+			req.Format = format
 			body, _, err := o.search().Search(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
-			if format != "table" {
-				_, err := o.io.Out.Write(append(body, '\n'))
-				return err
-			}
-			var ans searchAnswer
-			if err := json.Unmarshal(body, &ans); err != nil {
-				return fmt.Errorf("decode the search answer: %w", err)
-			}
-			return printTable(o.io.Out, &ans)
+			_, err = o.io.Out.Write(append(body, '\n'))
+			return err
 		},
 	}
 	fl := cmd.Flags()
@@ -129,7 +79,7 @@ func newSearchCmd(o *options) *cobra.Command {
 
 // printTable writes results with their score breakdowns, then the query's
 // entities, suggestions and, with --explain, how the scores were made.
-func printTable(w io.Writer, a *searchAnswer) error {
+func printTable(w io.Writer, a *apiclient.SearchResponse) error {
 	var ents []string
 	for _, e := range a.Query.Entities {
 		ents = append(ents, e.Text+" ("+e.Type+")")

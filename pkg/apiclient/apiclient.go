@@ -1,6 +1,6 @@
 // Package apiclient is a small HTTP client for the REST APIs of the search service
-// and the crawler, shared by the MCP server (pkg/mcpserver) and the kgs command
-// line. Errors keep what the services said: a 4xx/5xx answer is an *Error carrying
+// and the crawler, shared by the MCP server (pkg/mcpserver), the kgs command
+// line and the relevance evaluation (cmd/kgeval). Errors keep what the services said: a 4xx/5xx answer is an *Error carrying
 // the RFC 9457 problem document (title, detail and the field at fault); a service
 // that cannot be reached is ErrUnreachable.
 package apiclient
