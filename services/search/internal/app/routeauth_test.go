@@ -2,6 +2,9 @@ package app
 
 import (
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -74,5 +77,36 @@ func TestRateLimitedRoutesExist(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("only %d limited routes", n)
+	}
+}
+
+// Sign-in attempts from one address are limited: the default burst passes (each
+// a wrong key), the next one is a 429 with Retry-After. (192.0.2.0/24 is the
+// documentation network; the request never leaves the process.)
+func TestLoginAttemptsAreLimited(t *testing.T) {
+	cfg := config.Default()
+	cfg.APIKeys = []string{authKey}
+	srv := httpserver.New("search", cfg.HTTP(), discard())
+	pages, err := web.New(web.Deps{APIKeys: cfg.APIKeys, Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages.Register(srv.Engine())
+	attempt := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"key": {"wrong-key"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.RemoteAddr = "192.0.2.7:40000"
+		rec := httptest.NewRecorder()
+		srv.Engine().ServeHTTP(rec, req)
+		return rec
+	}
+	for i := range config.DefaultLoginRatePerAddr.Burst {
+		if rec := attempt(); rec.Code == http.StatusTooManyRequests {
+			t.Fatalf("attempt %d within the burst: 429", i+1)
+		}
+	}
+	rec := attempt()
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("attempt over the limit: %d, Retry-After %q; want 429 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
 	}
 }

@@ -58,12 +58,14 @@ type Config struct {
 	Embed            embed.Config  // KGS_EMBED_*
 
 	// Exposure and limits (see SECURITY.md).
-	AllowNoAuth      bool            // KGS_ALLOW_NO_AUTH: serve a non-loopback address without keys
-	PublicSearch     bool            // KGS_PUBLIC_SEARCH: GET searches (API, web) need no key
-	TrustedProxies   []netip.Prefix  // KGS_TRUSTED_PROXIES: peers whose X-Forwarded-For is read
-	RatePerAddr      httpserver.Rate // SEARCH_RATE_PER_ADDR: searches per client address
-	RatePerKey       httpserver.Rate // SEARCH_RATE_PER_KEY: searches per API key
-	CrawlRatePerAddr httpserver.Rate // SEARCH_CRAWL_RATE_PER_ADDR: crawls started from the web UI per address
+	AllowNoAuth        bool            // KGS_ALLOW_NO_AUTH: serve a non-loopback address without keys
+	PublicSearch       bool            // KGS_PUBLIC_SEARCH: GET searches (API, web) need no key
+	TrustedProxies     []netip.Prefix  // KGS_TRUSTED_PROXIES: peers whose X-Forwarded-For is read
+	RatePerAddr        httpserver.Rate // SEARCH_RATE_PER_ADDR: searches per client address
+	RatePerKey         httpserver.Rate // SEARCH_RATE_PER_KEY: searches per API key
+	CrawlRatePerAddr   httpserver.Rate // SEARCH_CRAWL_RATE_PER_ADDR: crawls started from the web UI per address
+	LoginRatePerAddr   httpserver.Rate // SEARCH_LOGIN_RATE_PER_ADDR: web sign-in attempts per address
+	SuggestRatePerAddr httpserver.Rate // SEARCH_SUGGEST_RATE_PER_ADDR: completions (GET /api/v1/suggest) per address
 }
 
 // Rate limit defaults: a person searching is far below 5 a second; a burst of 20
@@ -72,6 +74,11 @@ var (
 	DefaultRatePerAddr      = httpserver.Rate{PerSecond: 5, Burst: 20}
 	DefaultRatePerKey       = httpserver.Rate{PerSecond: 20, Burst: 40}
 	DefaultCrawlRatePerAddr = httpserver.Rate{PerSecond: 6.0 / 60, Burst: 3}
+	// A person signs in once and mistypes a key a few times; 10 a minute leaves
+	// guessing a key by brute force hopeless while never slowing a person down.
+	DefaultLoginRatePerAddr = httpserver.Rate{PerSecond: 10.0 / 60, Burst: 5}
+	// Completions follow typing (a request per keystroke, debounced by the page).
+	DefaultSuggestRatePerAddr = httpserver.Rate{PerSecond: 20, Burst: 60}
 )
 
 // Default returns the configuration used when no variable is set. The search tuning
@@ -105,6 +112,8 @@ func Default() Config {
 		RatePerAddr:         DefaultRatePerAddr,
 		RatePerKey:          DefaultRatePerKey,
 		CrawlRatePerAddr:    DefaultCrawlRatePerAddr,
+		LoginRatePerAddr:    DefaultLoginRatePerAddr,
+		SuggestRatePerAddr:  DefaultSuggestRatePerAddr,
 	}
 }
 
@@ -144,6 +153,8 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	r.Parse("SEARCH_RATE_PER_ADDR", func(v string) (err error) { c.RatePerAddr, err = httpserver.ParseRate(v); return err })
 	r.Parse("SEARCH_RATE_PER_KEY", func(v string) (err error) { c.RatePerKey, err = httpserver.ParseRate(v); return err })
 	r.Parse("SEARCH_CRAWL_RATE_PER_ADDR", func(v string) (err error) { c.CrawlRatePerAddr, err = httpserver.ParseRate(v); return err })
+	r.Parse("SEARCH_LOGIN_RATE_PER_ADDR", func(v string) (err error) { c.LoginRatePerAddr, err = httpserver.ParseRate(v); return err })
+	r.Parse("SEARCH_SUGGEST_RATE_PER_ADDR", func(v string) (err error) { c.SuggestRatePerAddr, err = httpserver.ParseRate(v); return err })
 	c.Embed = embed.FromEnv(r)
 	return c, r.Err()
 }
@@ -164,7 +175,8 @@ func queryCache(n int) int {
 }
 
 // HTTP is the shared server's configuration: keys, public searches, and the rate
-// limits on searches (API, web page, MCP) and on crawls started from the web UI.
+// limits on searches (API, web page, MCP), crawls started from the web UI, web
+// sign-in attempts and completions.
 func (c Config) HTTP() httpserver.Config {
 	return httpserver.Config{Addr: c.Addr, APIKeys: c.APIKeys, PublicReads: c.PublicSearch,
 		AllowNoAuth: c.AllowNoAuth, TrustedProxies: c.TrustedProxies,
@@ -172,6 +184,8 @@ func (c Config) HTTP() httpserver.Config {
 			{Name: "searches", Routes: []string{"GET /api/v1/search", "POST /api/v1/search", "GET /", "POST /mcp"},
 				PerAddr: c.RatePerAddr, PerKey: c.RatePerKey},
 			{Name: "crawl creation", Routes: []string{"POST /crawls"}, PerAddr: c.CrawlRatePerAddr},
+			{Name: "sign-in attempts", Routes: []string{"POST /login"}, PerAddr: c.LoginRatePerAddr},
+			{Name: "completions", Routes: []string{"GET /api/v1/suggest"}, PerAddr: c.SuggestRatePerAddr, PerKey: c.RatePerKey},
 		}}
 }
 

@@ -44,17 +44,20 @@ func TestSecurityEnv(t *testing.T) {
 	if h.PublicReads || h.AllowNoAuth || len(h.TrustedProxies) != 0 {
 		t.Errorf("defaults: public %v, no-auth %v, proxies %v; want all off", h.PublicReads, h.AllowNoAuth, h.TrustedProxies)
 	}
-	if c.RatePerAddr != DefaultRatePerAddr || c.RatePerKey != DefaultRatePerKey || !c.RatePerAddr.Enabled() {
+	if c.RatePerAddr != DefaultRatePerAddr || c.RatePerKey != DefaultRatePerKey || !c.RatePerAddr.Enabled() ||
+		!c.LoginRatePerAddr.Enabled() || !c.SuggestRatePerAddr.Enabled() {
 		t.Errorf("default rates: %v %v", c.RatePerAddr, c.RatePerKey)
 	}
 	c, err = fromEnv(t, map[string]string{"KGS_PUBLIC_SEARCH": "1", "KGS_TRUSTED_PROXIES": "10.0.0.0/8",
-		"SEARCH_RATE_PER_ADDR": "0", "SEARCH_RATE_PER_KEY": "100/m burst 5", "SEARCH_CRAWL_RATE_PER_ADDR": "off"})
+		"SEARCH_RATE_PER_ADDR": "0", "SEARCH_RATE_PER_KEY": "100/m burst 5", "SEARCH_CRAWL_RATE_PER_ADDR": "off",
+		"SEARCH_LOGIN_RATE_PER_ADDR": "3/h", "SEARCH_SUGGEST_RATE_PER_ADDR": "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h = c.HTTP()
 	if !h.PublicReads || len(h.TrustedProxies) != 1 || c.RatePerAddr.Enabled() || c.CrawlRatePerAddr.Enabled() ||
-		c.RatePerKey != (httpserver.Rate{PerSecond: 100.0 / 60, Burst: 5}) {
+		c.RatePerKey != (httpserver.Rate{PerSecond: 100.0 / 60, Burst: 5}) || c.SuggestRatePerAddr.Enabled() ||
+		c.LoginRatePerAddr != (httpserver.Rate{PerSecond: 3.0 / 3600, Burst: 3}) {
 		t.Errorf("overrides: %+v", c)
 	}
 	_, err = fromEnv(t, map[string]string{"SEARCH_RATE_PER_ADDR": "fast", "KGS_TRUSTED_PROXIES": "proxy"})
