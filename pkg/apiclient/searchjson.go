@@ -125,30 +125,31 @@ func (c *SearchClient) IndexStatus(ctx context.Context) (*SearchStatus, error) {
 // be comma-separated; mmr is a lambda or false; an empty value is left unset.
 func ParseSearchQuery(v url.Values) (SearchRequest, error) {
 	var r SearchRequest
-	for name, vals := range v {
-		s := ""
-		if len(vals) > 0 {
-			s = strings.TrimSpace(vals[0])
-		}
-		if err := r.setParam(name, s, vals); err != nil {
-			return SearchRequest{}, fmt.Errorf("search parameter %s=%q: %w", name, s, err)
-		}
-	}
-	return r, nil
-}
-
-func (r *SearchRequest) setParam(name, s string, all []string) error {
-	var err error
-	switch name {
-	case "tags", "tag":
-		for _, t := range all {
+	for _, name := range []string{"tags", "tag"} { // in the service's order
+		for _, t := range v[name] {
 			for p := range strings.SplitSeq(t, ",") {
 				if p = strings.TrimSpace(p); p != "" {
 					r.Tags = append(r.Tags, p)
 				}
 			}
 		}
-		return nil
+	}
+	for name, vals := range v {
+		s := ""
+		if len(vals) > 0 {
+			s = strings.TrimSpace(vals[0])
+		}
+		if err := r.setParam(name, s); err != nil {
+			return SearchRequest{}, fmt.Errorf("search parameter %s=%q: %w", name, s, err)
+		}
+	}
+	return r, nil
+}
+
+func (r *SearchRequest) setParam(name, s string) error {
+	var err error
+	switch name {
+	case "tags", "tag": // read above
 	case "q":
 		r.Q = s
 	case "domain":
