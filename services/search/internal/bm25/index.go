@@ -695,7 +695,9 @@ func (ix *Index) search(ctx context.Context, text string, k int, f Filter, field
 // The search pipeline uses it to complete the BM25 signal of candidates that other
 // retrievers found, so a chunk is not scored 0 on BM25 just for ranking below the BM25
 // retriever's cut-off. The scores are comparable with Search's: same query, same index
-// statistics.
+// statistics. Its cost grows with the number of ids, not with the terms' posting
+// lists: the listed chunks drive the walk and each term's postings are advanced to
+// them (scoreIDsQuery).
 func (ix *Index) ScoreIDs(ctx context.Context, text string, ids []string) ([]Hit, error) {
 	text = truncateQuery(text, MaxQueryBytes)
 	if strings.TrimSpace(text) == "" || len(ids) == 0 {
@@ -706,10 +708,8 @@ func (ix *Index) ScoreIDs(ctx context.Context, text string, ids []string) ([]Hit
 	if ix.idx == nil {
 		return nil, ErrClosed
 	}
-	bq := bleve.NewBooleanQuery()
-	bq.AddMust(ix.buildQuery(text, Filter{}))
-	bq.AddFilter(bleve.NewDocIDQuery(ids))
-	req := bleve.NewSearchRequestOptions(bq, len(ids), 0, false)
+	q := &scoreIDsQuery{terms: ix.standard(text), ids: ids}
+	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
 	res, err := ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("bm25 score %d chunks: %w", len(ids), err)
@@ -725,11 +725,7 @@ func (ix *Index) ScoreIDs(ctx context.Context, text string, ids []string) ([]Hit
 // text goes through the analyzer, never the query-string parser; scoring.go) and, as
 // a non-scoring filter, the conjunction of the filter clauses.
 func (ix *Index) buildQuery(text string, f Filter) query.Query {
-	var should query.Query = &standardQuery{
-		terms:  queryTerms(ix.analyzer, text),
-		boosts: [numScored]float64{BoostTitle, BoostHeadings, BoostText},
-		stats:  *ix.stats.Load(),
-	}
+	var should query.Query = ix.standard(text)
 	var filters []query.Query
 	if f.Domain != "" {
 		q := bleve.NewTermQuery(strings.ToLower(strings.TrimSpace(f.Domain)))
@@ -754,6 +750,15 @@ func (ix *Index) buildQuery(text string, f Filter) query.Query {
 	bq.AddMust(should)
 	bq.AddFilter(bleve.NewConjunctionQuery(filters...))
 	return bq
+}
+
+// standard is the standard BM25 query of the text over the analysed fields.
+func (ix *Index) standard(text string) *standardQuery {
+	return &standardQuery{
+		terms:  queryTerms(ix.analyzer, text),
+		boosts: [numScored]float64{BoostTitle, BoostHeadings, BoostText},
+		stats:  *ix.stats.Load(),
+	}
 }
 
 // truncateQuery cuts s to at most n bytes, at the last space before the limit.

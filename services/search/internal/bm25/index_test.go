@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -687,6 +688,86 @@ func TestScoreIDs(t *testing.T) {
 		hits, err := ix.ScoreIDs(ctx, tt.text, tt.ids)
 		if err != nil || len(hits) != 0 {
 			t.Errorf("%s: got %v, %v, want no hits and no error", tt.name, hits, err)
+		}
+	}
+}
+
+// TestScoreIDsEqualsSearch checks the id-driven walk of ScoreIDs against full
+// searches on an index of several segments with updates and deletes: for random
+// subsets of chunk ids (matching, not matching, deleted and unknown ones) it returns
+// exactly the listed chunks that Search finds, with the same scores.
+func TestScoreIDsEqualsSearch(t *testing.T) {
+	ix := openTest(t)
+	rng := rand.New(rand.NewPCG(13, 7))
+	vocab := strings.Fields("commit cursor thread lock queue socket parse encode decode file path string list dict tuple set sort merge join split")
+	words := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = vocab[rng.IntN(len(vocab))]
+		}
+		return strings.Join(w, " ")
+	}
+	var all []string
+	seq := int64(0)
+	for batch := range 6 { // one segment per batch
+		var ops []Op
+		for d := range 15 {
+			doc := fmt.Sprintf("d%d", rng.IntN(60))
+			var chunks []Chunk
+			for c := range 1 + rng.IntN(4) {
+				id := fmt.Sprintf("%s-b%d-%d-%d", doc, batch, d, c)
+				all = append(all, id)
+				chunks = append(chunks, Chunk{ID: id, Title: words(2), Headings: []string{words(3)}, Text: words(5 + rng.IntN(40))})
+			}
+			seq++
+			if rng.IntN(6) == 0 {
+				ops = append(ops, Op{Seq: seq, Kind: DeleteDocument, DocumentID: doc})
+				continue
+			}
+			ops = append(ops, upsertDoc(seq, doc, chunks...))
+		}
+		apply(t, ix, ops...)
+	}
+	all = append(all, "unknown-1", "unknown-2")
+	ctx := context.Background()
+	for q := range 40 {
+		text := words(1 + rng.IntN(4))
+		full, err := ix.SearchIDs(ctx, text, MaxK, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full) == MaxK {
+			t.Fatalf("query %q: %d hits fill MaxK; the test needs every match", text, len(full))
+		}
+		scores := map[string]float64{}
+		for _, h := range full {
+			scores[h.ChunkID] = h.Score
+		}
+		var ids []string
+		for _, id := range all {
+			if rng.IntN(3) == 0 || q == 0 {
+				ids = append(ids, id)
+			}
+		}
+		want := map[string]float64{}
+		for _, id := range ids {
+			if s, ok := scores[id]; ok {
+				want[id] = s
+			}
+		}
+		hits, err := ix.ScoreIDs(ctx, text, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, h := range hits {
+			got[h.ChunkID] = h.Score
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("query %q over %d ids (-search +ScoreIDs):\n%s", text, len(ids), diff)
+		}
+		if q == 0 && len(want) < 20 {
+			t.Errorf("query %q: only %d listed chunks match; the test needs a fuller index", text, len(want))
 		}
 	}
 }

@@ -330,3 +330,91 @@ func (s *sumSearcher) Size() int {
 
 // DocumentMatchPoolSize: Next holds one match at a time.
 func (s *sumSearcher) DocumentMatchPoolSize() int { return 1 }
+
+// scoreIDsQuery scores the listed chunks under a standard BM25 query. A Bleve boolean
+// query with a doc-id filter would walk the whole union of the terms' postings and
+// test each chunk against the filter (Bleve 2.5 filters by callback); here the ids,
+// in index order, drive the walk and the postings are advanced to each one, so the
+// cost is per listed chunk. The scores are those of standardQuery's own searcher
+// (the same cursors, summed in the same order).
+type scoreIDsQuery struct {
+	terms *standardQuery
+	ids   []string
+}
+
+// Searcher implements query.Query.
+func (q *scoreIDsQuery) Searcher(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, opt bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, err := q.terms.Searcher(ctx, r, m, opt)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := r.DocIDReaderOnly(q.ids)
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("bm25: look up %d chunk ids: %w", len(q.ids), err)
+	}
+	return &idsSearcher{sumSearcher: s.(*sumSearcher), ids: ids, n: len(q.ids)}, nil
+}
+
+// idsSearcher is a sumSearcher restricted to the chunks ids lists.
+type idsSearcher struct {
+	*sumSearcher
+	ids index.DocIDReader
+	n   int
+}
+
+// Next returns the next listed chunk that matches a term, in index order.
+func (s *idsSearcher) Next(ctx *bsearch.SearchContext) (*bsearch.DocumentMatch, error) {
+	id, err := s.ids.Next()
+	for err == nil && id != nil {
+		var dm *bsearch.DocumentMatch
+		dm, err = s.sumSearcher.Advance(ctx, id) // the first matching chunk at or after id
+		if err != nil || dm == nil {
+			return nil, err
+		}
+		if bytes.Equal(dm.IndexInternalID, id) {
+			return dm, nil
+		}
+		// dm is past id: skip the listed ids before it; one may be dm itself (its
+		// postings have moved on, so it must be answered now or never).
+		for {
+			if id, err = s.ids.Next(); err != nil || id == nil {
+				ctx.DocumentMatchPool.Put(dm)
+				return nil, err
+			}
+			if c := bytes.Compare(id, dm.IndexInternalID); c == 0 {
+				return dm, nil
+			} else if c > 0 {
+				ctx.DocumentMatchPool.Put(dm)
+				break
+			}
+		}
+	}
+	return nil, err
+}
+
+// Advance moves to the first listed matching chunk at or after id.
+func (s *idsSearcher) Advance(ctx *bsearch.SearchContext, id index.IndexInternalID) (*bsearch.DocumentMatch, error) {
+	for {
+		dm, err := s.Next(ctx)
+		if err != nil || dm == nil || bytes.Compare(dm.IndexInternalID, id) >= 0 {
+			return dm, err
+		}
+		ctx.DocumentMatchPool.Put(dm)
+	}
+}
+
+// Count is an upper bound of the matching chunks.
+func (s *idsSearcher) Count() uint64 { return min(uint64(s.n), s.sumSearcher.Count()) }
+
+// Size adds the id reader to the postings readers.
+func (s *idsSearcher) Size() int { return s.sumSearcher.Size() + s.ids.Size() }
+
+// Close closes the postings readers and the id reader.
+func (s *idsSearcher) Close() error {
+	err := s.sumSearcher.Close()
+	if cerr := s.ids.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
