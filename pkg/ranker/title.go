@@ -1,7 +1,8 @@
 package ranker
 
 // titleQuery holds the query in the normalised forms the title signal compares, and a
-// per-call cache of title scores: chunks of one document share their title.
+// per-call cache of title and heading scores: chunks of one document share their
+// title and most of their heading path (match depends on the string only).
 type titleQuery struct {
 	terms    []string     // Terms(query): stopwords removed, stemmed, unique
 	content  []string     // stems of the query's content words, in order
@@ -55,7 +56,7 @@ func (tq *titleQuery) score(title string, headings []string) float64 {
 		if best >= HeadingFactor {
 			break // a heading can add at most HeadingFactor
 		}
-		best = max(best, HeadingFactor*tq.match(h))
+		best = max(best, HeadingFactor*tq.cachedMatch(h))
 	}
 	return best
 }
