@@ -42,14 +42,27 @@ type Store struct {
 	loaded   bool
 	// vecs caches every document's unit tf-idf vector; any change makes them stale
 	// (N and the document frequencies move), and the next Feedback recomputes them.
+	// The vectors name entities by their index in ids (interned when the vectors are
+	// built), so Feedback sums and looks up dense slices instead of string maps.
 	vecs  map[string][]weight
+	ids   []string // entity index → entity id, for the entities in vecs
 	stale bool
+	// scratch holds the dense centroid and support slices Feedback borrows.
+	scratch sync.Pool
 }
 
 // weight is one entity's weight in a document's vector.
 type weight struct {
-	id string
-	w  float64
+	e int32 // index in Store.ids
+	w float64
+}
+
+// sums is Feedback's scratch: the centroid weight and the number of seeds
+// mentioning each entity index, and the indexes touched (to clear them after).
+type sums struct {
+	centroid []float64
+	support  []int32
+	touched  []int32
 }
 
 // New returns an empty store; Load fills it.
@@ -217,8 +230,8 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 	if len(seeds) == 0 || len(s.docs[seeds[0].DocumentID]) == 0 {
 		return Result{Scores: map[string]float64{}}
 	}
-	centroid := map[string]float64{}
-	support := map[string]int{} // seeds mentioning the entity
+	sc := s.borrow()
+	defer s.giveBack(sc)
 	used := 0
 	for _, sd := range seeds {
 		v := s.vecs[sd.DocumentID]
@@ -226,14 +239,17 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 			used++
 		}
 		for _, x := range v {
-			centroid[x.id] += sd.Weight * x.w
-			support[x.id]++
+			if sc.support[x.e] == 0 {
+				sc.touched = append(sc.touched, x.e)
+			}
+			sc.centroid[x.e] += sd.Weight * x.w
+			sc.support[x.e]++ // seeds mentioning the entity
 		}
 	}
 	res := Result{Scores: map[string]float64{}}
 	norm := 0.0
-	for _, w := range centroid {
-		norm += w * w
+	for _, e := range sc.touched {
+		norm += sc.centroid[e] * sc.centroid[e]
 	}
 	if norm == 0 {
 		return res
@@ -242,14 +258,33 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 	for _, c := range candidates {
 		dot := 0.0
 		for _, x := range s.vecs[c] {
-			dot += x.w * centroid[x.id]
+			dot += x.w * sc.centroid[x.e]
 		}
 		if dot > 0 {
 			res.Scores[c] = min(dot/norm, 1)
 		}
 	}
-	res.Entities = s.top(centroid, support, min(used, 2), norm, topEntities)
+	res.Entities = s.top(sc, min(used, 2), norm, topEntities)
 	return res
+}
+
+// borrow returns zeroed centroid and support slices as long as ids (under the read
+// lock, so the vectors do not change meanwhile).
+func (s *Store) borrow() *sums {
+	sc, _ := s.scratch.Get().(*sums)
+	if sc == nil || len(sc.centroid) != len(s.ids) {
+		sc = &sums{centroid: make([]float64, len(s.ids)), support: make([]int32, len(s.ids))}
+	}
+	return sc
+}
+
+// giveBack clears what Feedback touched and returns the slices to the pool.
+func (s *Store) giveBack(sc *sums) {
+	for _, e := range sc.touched {
+		sc.centroid[e], sc.support[e] = 0, 0
+	}
+	sc.touched = sc.touched[:0]
+	s.scratch.Put(sc)
 }
 
 // ensureVectors recomputes the cached document vectors if the store changed since.
@@ -267,8 +302,10 @@ func (s *Store) ensureVectors() {
 	}
 	n := float64(len(s.docs))
 	s.vecs = make(map[string][]weight, len(s.docs))
+	index := make(map[string]int32, len(s.entities))
+	s.ids = s.ids[:0]
 	for doc := range s.docs {
-		if v := s.vector(doc, n); len(v) > 0 {
+		if v := s.vector(doc, n, index); len(v) > 0 {
 			s.vecs[doc] = v
 		}
 	}
@@ -277,7 +314,8 @@ func (s *Store) ensureVectors() {
 
 // vector is the document's unit-length tf-idf entity vector: (1 + ln count) ×
 // ln(N / df). An entity every document mentions weighs nothing.
-func (s *Store) vector(docID string, n float64) []weight {
+// Entities get their index in index (and s.ids) on first use.
+func (s *Store) vector(docID string, n float64, index map[string]int32) []weight {
 	p := s.docs[docID]
 	if len(p) == 0 {
 		return nil
@@ -293,7 +331,13 @@ func (s *Store) vector(docID string, n float64) []weight {
 		if w <= 0 {
 			continue
 		}
-		v = append(v, weight{id, w})
+		x, ok := index[id]
+		if !ok {
+			x = int32(len(s.ids))
+			index[id] = x
+			s.ids = append(s.ids, id)
+		}
+		v = append(v, weight{x, w})
 		sum += w * w
 	}
 	if sum == 0 {
@@ -308,26 +352,44 @@ func (s *Store) vector(docID string, n float64) []weight {
 
 // top returns the centroid's heaviest entities among those at least minSupport seeds
 // mention: what the seed pages have in common, not one page's local names.
-func (s *Store) top(centroid map[string]float64, support map[string]int, minSupport int, norm float64, limit int) []Entity {
+func (s *Store) top(sc *sums, minSupport int, norm float64, limit int) []Entity {
 	if limit <= 0 {
 		return nil
 	}
-	out := make([]Entity, 0, len(centroid))
-	for id, w := range centroid {
-		e := s.entities[id]
-		if e == nil || support[id] < minSupport {
-			continue
-		}
-		out = append(out, Entity{ID: id, Name: e.name, Type: e.typ, Weight: w / norm})
+	type cand struct {
+		id string
+		w  float64
 	}
-	slices.SortFunc(out, func(a, b Entity) int {
-		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
+	heavier := func(a, b cand) int { // heaviest first, then by id
+		if c := cmp.Compare(b.w, a.w); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	if len(out) > limit {
-		out = out[:limit]
+		return cmp.Compare(a.id, b.id)
+	}
+	// The best limit candidates, kept sorted: most entities of a centroid never get
+	// near the top, so this costs a comparison each instead of a full sort.
+	best := make([]cand, 0, limit+1)
+	for _, e := range sc.touched {
+		if int(sc.support[e]) < minSupport {
+			continue
+		}
+		c := cand{s.ids[e], sc.centroid[e] / norm}
+		if len(best) == limit && heavier(c, best[limit-1]) >= 0 {
+			continue
+		}
+		if s.entities[c.id] == nil {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(best, c, heavier)
+		best = slices.Insert(best, at, c)
+		if len(best) > limit {
+			best = best[:limit]
+		}
+	}
+	out := make([]Entity, len(best))
+	for i, c := range best {
+		e := s.entities[c.id]
+		out[i] = Entity{ID: c.id, Name: e.name, Type: e.typ, Weight: c.w}
 	}
 	return out
 }
