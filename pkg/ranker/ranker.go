@@ -259,7 +259,7 @@ func (r *Ranker) signals(q Query, cands []Candidate) ([]Breakdown, []presence) {
 		nv = make([]float64, n)
 		for i := range vec {
 			if hasVec[i] {
-				nv[i] = clamp01(vec[i])
+				nv[i] = Clamp01(vec[i])
 			}
 		}
 		ng = maxScale(graph, hasGraph)
@@ -269,7 +269,7 @@ func (r *Ranker) signals(q Query, cands []Candidate) ([]Breakdown, []presence) {
 		ng = make([]float64, n)
 		for i := range graph {
 			if hasGraph[i] {
-				ng[i] = clamp01(graph[i])
+				ng[i] = Clamp01(graph[i])
 			}
 		}
 		nb = maxScale(bm, hasBM)
@@ -423,7 +423,7 @@ func maxScale(v []float64, has []bool) []float64 {
 	}
 	for i, x := range v {
 		if has[i] {
-			out[i] = clamp01(x / mx)
+			out[i] = Clamp01(x / mx)
 		}
 	}
 	return out
@@ -479,7 +479,7 @@ func minMaxOver(v []float64, has, ref []bool) []float64 {
 		}
 		switch {
 		case mx > mn:
-			out[i] = clamp01((x - mn) / (mx - mn))
+			out[i] = Clamp01((x - mn) / (mx - mn))
 		case mx > 0 && x >= mx:
 			out[i] = 1
 		}
@@ -487,7 +487,9 @@ func minMaxOver(v []float64, has, ref []bool) []float64 {
 	return out
 }
 
-func clamp01(x float64) float64 {
+// Clamp01 clamps x to [0,1], NaN to 0: a score or a confidence from outside
+// made safe to weigh (kg's graph scores and ingested confidences use it too).
+func Clamp01(x float64) float64 {
 	switch {
 	case math.IsNaN(x) || x < 0:
 		return 0

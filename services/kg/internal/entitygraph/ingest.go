@@ -14,6 +14,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/fielderr"
 	"github.com/kgsearch/kgsearch/pkg/graph"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/ranker"
 )
 
 // Ingest validates a document, extracts its entities and relations (feeding the
@@ -160,7 +161,7 @@ func toGraph(d kgapi.Document, res extract.Result) graph.Doc {
 		if !chunks[m.ChunkID] || !entities[m.EntityID] {
 			continue
 		}
-		g.Mentions = append(g.Mentions, graph.Mention{ChunkID: m.ChunkID, EntityID: m.EntityID, Count: max(m.Count, 1), Confidence: unit(m.Confidence)})
+		g.Mentions = append(g.Mentions, graph.Mention{ChunkID: m.ChunkID, EntityID: m.EntityID, Count: max(m.Count, 1), Confidence: ranker.Clamp01(m.Confidence)})
 	}
 	for _, r := range res.Relations {
 		if !entities[r.From] || !entities[r.To] || r.From == r.To || r.Type == "" || math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) {
@@ -187,7 +188,7 @@ func graphEntities(in []extract.Entity) []graph.Entity {
 				aliases = append(aliases, a)
 			}
 		}
-		out = append(out, graph.Entity{ID: e.ID, Name: name, Type: e.Type, Aliases: aliases, Confidence: unit(e.Confidence)})
+		out = append(out, graph.Entity{ID: e.ID, Name: name, Type: e.Type, Aliases: aliases, Confidence: ranker.Clamp01(e.Confidence)})
 	}
 	return out
 }
@@ -208,7 +209,7 @@ func graphRelation(r extract.Relation, chunks map[string]bool) graph.Relation {
 		}
 	}
 	return graph.Relation{From: r.From, To: r.To, Type: r.Type, Weight: r.Weight,
-		Confidence: unit(r.Confidence), Evidence: ev, Source: src}
+		Confidence: ranker.Clamp01(r.Confidence), Evidence: ev, Source: src}
 }
 
 // graphLinks maps the extracted links, taking each target's document id from the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kgsearch/kgsearch/pkg/graph"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/ranker"
 )
 
 // Specificity is the IDF-like weight of an entity mentioned by chunkFreq of
@@ -37,7 +38,7 @@ func Score(res graph.MatchResult, limit int) []kgapi.ChunkMatch {
 			if !ok {
 				continue
 			}
-			sum += unit(mn.Confidence) * we
+			sum += ranker.Clamp01(mn.Confidence) * we
 			m.Matched = append(m.Matched, mn.EntityID)
 		}
 		if len(m.Matched) == 0 {
@@ -59,15 +60,4 @@ func Score(res graph.MatchResult, limit int) []kgapi.ChunkMatch {
 		out = out[:limit]
 	}
 	return out
-}
-
-// unit clamps v to [0,1], NaN to 0.
-func unit(v float64) float64 {
-	switch {
-	case math.IsNaN(v) || v < 0:
-		return 0
-	case v > 1:
-		return 1
-	}
-	return v
 }
