@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -88,7 +87,7 @@ func LoadCorpus(ctx context.Context, dsn string, tags []string) (*Corpus, error)
 		if sc.Vector, err = store.DecodeVector(emb); err != nil {
 			return nil, fmt.Errorf("chunk %s: %w", sc.ID, err)
 		}
-		unit(sc.Vector)
+		embed.Normalize(sc.Vector)
 		pages[sc.URL] = true
 		c.Chunks = append(c.Chunks, sc)
 	}
@@ -103,19 +102,4 @@ func LoadCorpus(ctx context.Context, dsn string, tags []string) (*Corpus, error)
 	}
 	c.Pages = len(pages)
 	return c, nil
-}
-
-// unit scales v to length 1 in place (cosine = dot product); a zero vector stays zero.
-func unit(v []float32) {
-	var n float64
-	for _, f := range v {
-		n += float64(f) * float64(f)
-	}
-	if n == 0 {
-		return
-	}
-	s := float32(1 / math.Sqrt(n))
-	for i := range v {
-		v[i] *= s
-	}
 }

@@ -345,7 +345,7 @@ func (e *PeerEvaluator) rank(ctx context.Context, q Query) (map[string][]PageSco
 		return nil, nil, fmt.Errorf("embed query: %d vectors, want 1", len(vs))
 	}
 	qv := slices.Clone(vs[0])
-	unit(qv)
+	embed.Normalize(qv)
 	dn, err := Dense(e.Corpus, qv, peerChunks)
 	if err != nil {
 		return nil, nil, err

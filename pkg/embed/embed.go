@@ -310,8 +310,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	return c, r.Err()
 }
 
-// normalize scales v to unit length in place (a zero vector stays zero).
-func normalize(v []float32) {
+// Normalize scales v to unit length in place (a zero vector stays zero), so that
+// cosine similarity is a dot product (the embedders here normalise what they
+// return with it; kgeval the stored vectors it reads).
+func Normalize(v []float32) {
 	var sum float64
 	for _, x := range v {
 		sum += float64(x) * float64(x)

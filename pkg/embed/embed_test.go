@@ -143,14 +143,14 @@ func TestCheckCompatible(t *testing.T) {
 
 func TestCosineAndNormalize(t *testing.T) {
 	v := []float32{3, 4}
-	normalize(v)
+	Normalize(v)
 	if d := maxAbsDiff(v, []float32{0.6, 0.8}); d > 1e-7 {
-		t.Errorf("normalize([3 4]) = %v, want [0.6 0.8]", v)
+		t.Errorf("Normalize([3 4]) = %v, want [0.6 0.8]", v)
 	}
 	zero := []float32{0, 0}
-	normalize(zero)
+	Normalize(zero)
 	if zero[0] != 0 || zero[1] != 0 {
-		t.Errorf("normalize(zero) = %v, want zero", zero)
+		t.Errorf("Normalize(zero) = %v, want zero", zero)
 	}
 	tests := []struct {
 		a, b []float32

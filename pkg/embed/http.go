@@ -121,7 +121,7 @@ func (c *httpClient) embed(ctx context.Context, texts []string, call func(contex
 			if err := c.checkDims(len(v)); err != nil {
 				return nil, err
 			}
-			normalize(v)
+			Normalize(v)
 		}
 		out = append(out, vecs...)
 	}

@@ -31,7 +31,7 @@ func fakeVector(text string, dims int) []float32 {
 
 func unit(v []float32) []float32 {
 	out := append([]float32(nil), v...)
-	normalize(out)
+	Normalize(out)
 	return out
 }
 

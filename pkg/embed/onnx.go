@@ -387,7 +387,7 @@ func (e *ONNX) poolOutput(data []float32, shape ort.Shape, toks [][]int32, idx [
 		d := int(shape[1])
 		for r, i := range idx {
 			v := slices.Clone(data[r*d : (r+1)*d])
-			normalize(v)
+			Normalize(v)
 			out[i] = v
 		}
 		return nil
@@ -409,7 +409,7 @@ func (e *ONNX) poolOutput(data []float32, shape ort.Shape, toks [][]int32, idx [
 		for k := range v {
 			v[k] *= inv
 		}
-		normalize(v)
+		Normalize(v)
 		out[i] = v
 	}
 	return nil

@@ -26,11 +26,8 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/store"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/chunk"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/app"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/netguard"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/regraph"
 )
 
@@ -69,26 +66,13 @@ func run(opt regraph.Options) error {
 		return fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
 	}
 	defer st.Close()
-	splitter, err := chunk.New(chunk.Options{MaxTokens: cfg.ChunkTokens, Overlap: cfg.ChunkOverlap, MinTokens: min(48, cfg.ChunkTokens)})
+	parts, err := app.NewPageParts(cfg, st, embedder)
 	if err != nil {
-		return fmt.Errorf("start chunker: %w", err)
+		return err
 	}
-	guard, err := netguard.New(netguard.Options{Allow: cfg.AllowHosts, ResponseHeaderTimeout: cfg.Timeout})
-	if err != nil {
-		return fmt.Errorf("CRAWLER_ALLOW_HOSTS: %w", err)
-	}
-	fetcher, err := fetch.New(fetch.Config{
-		UserAgent: cfg.UserAgent, Guard: guard, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes,
-		HostParallel: cfg.HostParallel, Delay: cfg.Delay, MaxCrawlDelay: cfg.MaxCrawlDelay,
-		Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff,
-	})
-	if err != nil {
-		return fmt.Errorf("start fetcher: %w", err)
-	}
-	pipe := pipeline.New(st, embedder, pipeline.ChunkSplitter{S: splitter}, fmt.Sprintf("%d/%d", cfg.ChunkTokens, cfg.ChunkOverlap))
 	kg := kgapi.NewClient(cfg.KGURL, nil, cfg.KGAPIKey)
 
-	rep, err := regraph.Run(ctx, st, fetcher, pipe, kg, opt, logger)
+	rep, err := regraph.Run(ctx, st, parts.Fetcher, parts.Pipe, kg, opt, logger)
 	out, _ := json.MarshalIndent(rep, "", "  ")
 	fmt.Println(string(out))
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,10 +15,8 @@ import (
 
 	"github.com/kgsearch/kgsearch/internal/kgscli"
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
-	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/pkg/mcpserver"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/testsite"
 )
 
@@ -33,39 +30,10 @@ func startCrawler(t *testing.T, site *testsite.Site) string {
 		_, _ = w.Write([]byte(`{"document_id":"x"}`))
 	}))
 	t.Cleanup(kg.Close)
-	emb := fakeEmbeddings(t)
-	addr := freePort(t)
-	env := map[string]string{
-		"CRAWLER_ADDR": addr, "KGS_MARIADB_DSN": freshDatabase(t), "KGS_KG_URL": kg.URL,
-		"CRAWLER_ALLOW_HOSTS": site.Addr(), "CRAWLER_RETRY_BACKOFF": "20ms", "KGS_API_KEYS": agentKey,
-		"KGS_EMBED_PROVIDER": "openai", "KGS_EMBED_MODEL": "fake-8d", "KGS_EMBED_URL": emb.URL,
-	}
-	cfg, err := config.FromEnv(envconf.FromMap(env))
-	if err == nil {
-		err = cfg.Validate()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, slog.New(slog.DiscardHandler)) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
+	return runService(t, map[string]string{
+		"KGS_MARIADB_DSN": freshDatabase(t), "KGS_KG_URL": kg.URL, "CRAWLER_ALLOW_HOSTS": site.Addr(),
+		"KGS_API_KEYS": agentKey,
 	})
-	base := "http://" + addr
-	waitFor(t, 30*time.Second, func() bool {
-		resp, err := http.Get(base + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
-	return base
 }
 
 // TestMCPCrawlOnTheRealCrawler crawls the test site through the MCP crawl tool,

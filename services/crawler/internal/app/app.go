@@ -19,13 +19,9 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/api"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/chunk"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/engine"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/netguard"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/outbox"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
 )
 
 // Run starts the crawler and blocks until ctx is cancelled or a part fails.
@@ -51,25 +47,12 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	defer st.Close()
 
-	splitter, err := chunk.New(chunk.Options{MaxTokens: cfg.ChunkTokens, Overlap: cfg.ChunkOverlap, MinTokens: min(48, cfg.ChunkTokens)})
-	if err != nil {
-		return fmt.Errorf("start chunker: %w", err)
-	}
 	// One SSRF guard: the fetcher dials through it, the engine checks URLs
 	// with it before queueing them.
-	guard, err := netguard.New(netguard.Options{Allow: cfg.AllowHosts, ResponseHeaderTimeout: cfg.Timeout})
+	parts, err := NewPageParts(cfg, st, embedder)
 	if err != nil {
-		return fmt.Errorf("CRAWLER_ALLOW_HOSTS: %w", err)
+		return err
 	}
-	fetcher, err := fetch.New(fetch.Config{
-		UserAgent: cfg.UserAgent, Guard: guard, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes,
-		HostParallel: cfg.HostParallel, Delay: cfg.Delay, MaxCrawlDelay: cfg.MaxCrawlDelay,
-		Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff,
-	})
-	if err != nil {
-		return fmt.Errorf("start fetcher: %w", err)
-	}
-	pipe := pipeline.New(st, embedder, pipeline.ChunkSplitter{S: splitter}, fmt.Sprintf("%d/%d", cfg.ChunkTokens, cfg.ChunkOverlap))
 
 	srv := httpserver.New("crawler", cfg.HTTP(), logger)
 	copts := canon.DefaultOptions()
@@ -77,7 +60,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	eng := engine.New(engine.Config{
 		JobSlots: cfg.JobSlots, Workers: cfg.Concurrency, Lease: cfg.Lease,
 		Limits: engine.Limits{MaxPages: cfg.MaxPagesCap, MaxDepth: cfg.MaxDepthCap}, Canon: copts,
-	}, engine.Deps{Store: st, Fetcher: fetcher, Guard: guard, Indexer: pipe}, logger, srv.Registry())
+	}, engine.Deps{Store: st, Fetcher: parts.Fetcher, Guard: parts.Guard, Indexer: parts.Pipe}, logger, srv.Registry())
 	api.New(srv, api.Deps{Crawls: eng, Pages: eng, Jobs: st, Documents: st, Blocklist: st, BlocklistChanged: eng.InvalidateBlocklist}).Register()
 	if err := openapi.Mount(srv.Engine(), "crawler", api.OpenAPI); err != nil {
 		return err

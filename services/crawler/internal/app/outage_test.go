@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
@@ -25,10 +24,8 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/kgsearch/kgsearch/internal/testenv"
-	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
-	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/testsite"
 )
 
@@ -227,46 +224,11 @@ func (h *outageHarness) crawl(t *testing.T, fault string) (res crawlResult) {
 	}
 	t.Cleanup(func() { db.Close() })
 
-	emb := fakeEmbeddings(t)
-	addr := freePort(t)
-	env := map[string]string{
-		"CRAWLER_ADDR": addr, "KGS_MARIADB_DSN": mc.FormatDSN(), "KGS_KG_URL": "http://" + h.kgProxy.addr,
-		"CRAWLER_ALLOW_HOSTS": site.Addr(), "CRAWLER_OUTBOX_POLL": "50ms", "CRAWLER_RETRY_BACKOFF": "20ms",
-		"KGS_EMBED_PROVIDER": "openai", "KGS_EMBED_MODEL": "fake-8d", "KGS_EMBED_URL": emb.URL,
-	}
-	cfg, err := config.FromEnv(envconf.FromMap(env))
-	if err == nil {
-		err = cfg.Validate()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, slog.New(slog.DiscardHandler)) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
+	base := runService(t, map[string]string{
+		"KGS_MARIADB_DSN": mc.FormatDSN(), "KGS_KG_URL": "http://" + h.kgProxy.addr, "CRAWLER_ALLOW_HOSTS": site.Addr(),
 	})
-	base := "http://" + addr
-	waitFor(t, 30*time.Second, func() bool { return httpOK(base + "/readyz") })
-
-	resp, err := http.Post(base+"/api/v1/crawls", "application/json", strings.NewReader(fmt.Sprintf(
-		`{"url":%q,"max_depth":%d,"max_pages":1000}`, site.SeedURL(), outageDepth)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var job struct {
-		ID string `json:"id"`
-	}
-	_ = json.NewDecoder(resp.Body).Decode(&job)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("POST /crawls: got %d, want 202", resp.StatusCode)
-	}
-	events := watchEvents(t, base+"/api/v1/crawls/"+job.ID+"/events")
+	id := startCrawl(t, base, fmt.Sprintf(`{"url":%q,"max_depth":%d,"max_pages":1000}`, site.SeedURL(), outageDepth))
+	events := watchEvents(t, base+"/api/v1/crawls/"+id+"/events")
 
 	if fault != "" {
 		p := map[string]*faultProxy{"mariadb": dbProxy, "neo4j": h.neoProxy, "kg": h.kgProxy}[fault]
@@ -299,12 +261,12 @@ func (h *outageHarness) crawl(t *testing.T, fault string) (res crawlResult) {
 			LastErrors []string       `json:"last_errors"`
 			FinishedAt *time.Time     `json:"finished_at"`
 		}
-		if getJSON(base+"/api/v1/crawls/"+job.ID, &last) && json.Unmarshal(last, &st) == nil && st.FinishedAt != nil {
+		if getJSON(base+"/api/v1/crawls/"+id, &last) && json.Unmarshal(last, &st) == nil && st.FinishedAt != nil {
 			res.Status, res.Counters, res.LastErrors = st.Status, st.Counters, st.LastErrors
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("job %s not finished after 3m; last status: %s", job.ID, last)
+			t.Fatalf("job %s not finished after 3m; last status: %s", id, last)
 		}
 	}
 	// kg catches up through the outbox (its backoff after a failure is 2s, 4s, 8s …).
@@ -399,15 +361,6 @@ func count(t *testing.T, db *sql.DB, query string) int {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n
-}
-
-func httpOK(u string) bool {
-	resp, err := http.Get(u)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
 }
 
 func getJSON(u string, dst any) bool {
