@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -40,4 +41,41 @@ func CheckExposure(addr string, keys []string, allowNoAuth bool) error {
 		return nil
 	}
 	return fmt.Errorf("%w (listen address %q)", ErrNoAPIKeys, addr)
+}
+
+// MinAPIKeyLen is the shortest API key a service accepts.
+const MinAPIKeyLen = 16
+
+// CheckVars checks the settings of the server that every service reads the same
+// way, naming the environment variable at fault: the listen address (addrVar, the
+// service's own, e.g. SEARCH_ADDR) is host:port with a port in 0..65535, every key
+// of KGS_API_KEYS is at least MinAPIKeyLen characters, and CheckExposure holds. It
+// returns one error a problem; each service's config.Validate reports them with
+// its own.
+func (c Config) CheckVars(addrVar string) []error {
+	var errs []error
+	if err := checkAddr(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", addrVar, err))
+	}
+	for i, k := range c.APIKeys {
+		if len(k) < MinAPIKeyLen {
+			errs = append(errs, fmt.Errorf("KGS_API_KEYS: key %d is shorter than %d characters", i+1, MinAPIKeyLen))
+		}
+	}
+	if err := CheckExposure(c.Addr, c.APIKeys, c.AllowNoAuth); err != nil {
+		errs = append(errs, fmt.Errorf("KGS_API_KEYS: %w; %s=%q", err, addrVar, c.Addr))
+	}
+	return errs
+}
+
+// checkAddr reports why addr is not host:port with a port in 0..65535.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", addr)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("port %q is not a number in 0..65535", port)
+	}
+	return nil
 }

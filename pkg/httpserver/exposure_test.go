@@ -96,3 +96,32 @@ func TestOptOutWarns(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckVarsNamesTheVariables(t *testing.T) {
+	if errs := (Config{Addr: "127.0.0.1:8080", APIKeys: []string{"0123456789abcdef"}}).CheckVars("X_ADDR"); len(errs) != 0 {
+		t.Errorf("good settings: %v", errs)
+	}
+	for _, tt := range []struct {
+		cfg  Config
+		want []string // error prefixes, in order
+	}{
+		{Config{Addr: "8080", AllowNoAuth: true}, []string{"X_ADDR: \"8080\" is not host:port"}},
+		{Config{Addr: "h:99999", AllowNoAuth: true}, []string{"X_ADDR: port \"99999\""}},
+		{Config{Addr: "127.0.0.1:1", APIKeys: []string{"0123456789abcdef", "short"}}, []string{"KGS_API_KEYS: key 2 is shorter than 16"}},
+		{Config{Addr: "0.0.0.0:1"}, []string{"KGS_API_KEYS: refusing to start"}},
+	} {
+		errs := tt.cfg.CheckVars("X_ADDR")
+		if len(errs) != len(tt.want) {
+			t.Errorf("%+v: got %v, want %d errors", tt.cfg, errs, len(tt.want))
+			continue
+		}
+		for i, e := range errs {
+			if !strings.HasPrefix(e.Error(), tt.want[i]) {
+				t.Errorf("%+v: error %d is %q, want it to start %q", tt.cfg, i, e, tt.want[i])
+			}
+		}
+	}
+	if errs := (Config{Addr: "0.0.0.0:1"}).CheckVars("X_ADDR"); len(errs) != 1 || !errors.Is(errs[0], ErrNoAPIKeys) || !strings.Contains(errs[0].Error(), `X_ADDR="0.0.0.0:1"`) {
+		t.Errorf("exposure: got %v, want ErrNoAPIKeys naming X_ADDR", errs)
+	}
+}

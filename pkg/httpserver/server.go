@@ -73,10 +73,8 @@ func (c Config) Validate() error {
 	if c.Addr == "" {
 		return errors.New("addr: must not be empty (host:port)")
 	}
-	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
-		return fmt.Errorf("addr: %q is not host:port: %w", c.Addr, err)
-	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		return fmt.Errorf("addr: port %q is not a number in 0..65535", port)
+	if err := checkAddr(c.Addr); err != nil {
+		return fmt.Errorf("addr: %w", err)
 	}
 	if c.MaxBodyBytes < 0 {
 		return errors.New("max_body_bytes: must be positive")
@@ -85,8 +83,8 @@ func (c Config) Validate() error {
 		return errors.New("timeouts: must not be negative")
 	}
 	for i, k := range c.APIKeys {
-		if len(k) < 16 {
-			return fmt.Errorf("api_keys[%d]: keys must be at least 16 characters", i)
+		if len(k) < MinAPIKeyLen {
+			return fmt.Errorf("api_keys[%d]: keys must be at least %d characters", i, MinAPIKeyLen)
 		}
 	}
 	for _, l := range c.Limits {

@@ -144,22 +144,12 @@ func (c Config) Validate() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
-	if c.Addr == "" || !strings.Contains(c.Addr, ":") {
-		bad("CRAWLER_ADDR", "%q is not host:port", c.Addr)
-	}
+	errs = append(errs, c.HTTP().CheckVars("CRAWLER_ADDR")...)
 	if c.MariaDBDSN == "" {
 		bad("KGS_MARIADB_DSN", "empty; want user:pw@tcp(127.0.0.1:13306)/kgsearch?parseTime=true")
 	}
 	if u, err := url.Parse(c.KGURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("KGS_KG_URL", "%q is not an http(s) URL", c.KGURL)
-	}
-	for i, k := range c.APIKeys {
-		if len(k) < 16 {
-			bad("KGS_API_KEYS", "key %d is shorter than 16 characters", i+1)
-		}
-	}
-	if err := httpserver.CheckExposure(c.Addr, c.APIKeys, c.AllowNoAuth); err != nil {
-		bad("KGS_API_KEYS", "%v; CRAWLER_ADDR=%q", err, c.Addr)
 	}
 	if strings.TrimSpace(c.UserAgent) == "" || strings.ContainsAny(c.UserAgent, "\r\n") {
 		bad("CRAWLER_USER_AGENT", "must be one non-empty line")

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -144,11 +142,7 @@ func (c Config) Validate() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
-	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
-		bad("KG_ADDR", "%q is not host:port", c.Addr)
-	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		bad("KG_ADDR", "port %q is not a number in 0..65535", port)
-	}
+	errs = append(errs, c.HTTP().CheckVars("KG_ADDR")...)
 	if u, err := url.Parse(c.Neo4jURI); err != nil || u.Host == "" {
 		bad("KGS_NEO4J_URI", "%q is not a URI such as bolt://127.0.0.1:17687", c.Neo4jURI)
 	} else {
@@ -166,14 +160,6 @@ func (c Config) Validate() error {
 	}
 	if c.GraphTimeout < 100*time.Millisecond || c.GraphTimeout > 10*time.Minute {
 		bad("KG_GRAPH_TIMEOUT", "%s is outside 100ms..10m", c.GraphTimeout)
-	}
-	for i, k := range c.APIKeys {
-		if len(k) < 16 {
-			bad("KGS_API_KEYS", "key %d is shorter than 16 characters", i+1)
-		}
-	}
-	if err := httpserver.CheckExposure(c.Addr, c.APIKeys, c.AllowNoAuth); err != nil {
-		bad("KGS_API_KEYS", "%v; KG_ADDR=%q", err, c.Addr)
 	}
 	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 1<<30 {
 		bad("KG_MAX_BODY_BYTES", "%d is outside 1024..1073741824", c.MaxBodyBytes)

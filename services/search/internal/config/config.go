@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/embed"
@@ -204,11 +202,7 @@ func (c Config) Validate() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
-	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
-		bad("SEARCH_ADDR", "%q is not host:port", c.Addr)
-	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		bad("SEARCH_ADDR", "port %q is not a number in 0..65535", port)
-	}
+	errs = append(errs, c.HTTP().CheckVars("SEARCH_ADDR")...)
 	if c.MariaDBDSN == "" {
 		bad("KGS_MARIADB_DSN", "empty; want user:pw@tcp(127.0.0.1:13306)/kgsearch?parseTime=true")
 	}
@@ -217,14 +211,6 @@ func (c Config) Validate() error {
 	}
 	if u, err := url.Parse(c.CrawlerURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("KGS_CRAWLER_URL", "%q is not an http(s) URL", c.CrawlerURL)
-	}
-	for i, k := range c.APIKeys {
-		if len(k) < 16 {
-			bad("KGS_API_KEYS", "key %d is shorter than 16 characters", i+1)
-		}
-	}
-	if err := httpserver.CheckExposure(c.Addr, c.APIKeys, c.AllowNoAuth); err != nil {
-		bad("KGS_API_KEYS", "%v; SEARCH_ADDR=%q", err, c.Addr)
 	}
 	if c.IndexDir == "" {
 		bad("SEARCH_INDEX_DIR", "empty; want a directory for the Bleve index")
