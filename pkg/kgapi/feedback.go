@@ -31,6 +31,9 @@ type DocumentScore struct {
 type WeightedEntity struct {
 	EntityRef
 	Weight float64 `json:"weight"` // share of the seeds' entity centroid, in (0,1]
+	// Documents is how many documents mention the entity (its document frequency);
+	// 0 when the kg does not say.
+	Documents int `json:"documents,omitempty"`
 }
 
 // FeedbackResponse lists the candidates that share entities with the seeds, best

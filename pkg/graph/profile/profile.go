@@ -200,6 +200,7 @@ type Seed struct {
 type Entity struct {
 	ID, Name, Type string
 	Weight         float64 // its share of the centroid, in (0, 1]
+	Documents      int     // documents mentioning it (its document frequency)
 }
 
 // Result answers Feedback.
@@ -389,7 +390,7 @@ func (s *Store) top(sc *sums, minSupport int, norm float64, limit int) []Entity 
 	out := make([]Entity, len(best))
 	for i, c := range best {
 		e := s.entities[c.id]
-		out[i] = Entity{ID: c.id, Name: e.name, Type: e.typ, Weight: c.w}
+		out[i] = Entity{ID: c.id, Name: e.name, Type: e.typ, Weight: c.w, Documents: e.df}
 	}
 	return out
 }

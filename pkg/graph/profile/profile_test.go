@@ -69,6 +69,19 @@ func TestFeedbackRanksNeighboursOfTheSeeds(t *testing.T) {
 	if len(res.Entities) > 3 {
 		t.Errorf("got %d entities, want at most 3", len(res.Entities))
 	}
+	for _, e := range res.Entities {
+		want := 0
+		for _, list := range corpus() {
+			for _, x := range list {
+				if x.Entity.ID == e.ID {
+					want++
+				}
+			}
+		}
+		if e.Documents != want {
+			t.Errorf("entity %s: %d documents, want its document frequency %d", e.ID, e.Documents, want)
+		}
+	}
 }
 
 func TestFeedbackWithoutUsableSeeds(t *testing.T) {

@@ -53,7 +53,7 @@ func (s *Service) Feedback(_ context.Context, req kgapi.FeedbackRequest) (kgapi.
 	})
 	for _, e := range res.Entities {
 		out.Entities = append(out.Entities, kgapi.WeightedEntity{
-			EntityRef: kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type}, Weight: e.Weight})
+			EntityRef: kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type}, Weight: e.Weight, Documents: e.Documents})
 	}
 	return out, nil
 }

@@ -327,6 +327,30 @@ func (x *Indexer) Doc(id string) (Doc, bool) {
 	return d, ok
 }
 
+// Count returns how many known documents carry every one of tags (case-insensitive)
+// and, when domain is not empty, are on that host: the size of the corpus a search
+// with that filter covers.
+func (x *Indexer) Count(tags []string, domain string) int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := 0
+	for _, d := range x.docs {
+		if (domain == "" || strings.EqualFold(d.Domain, domain)) && hasAllTags(d.Tags, tags) {
+			n++
+		}
+	}
+	return n
+}
+
+func hasAllTags(have, want []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.EqualFold(h, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
 // TitleCompletion is a document title starting with (or containing a word starting
 // with) a prefix.
 type TitleCompletion struct {

@@ -147,6 +147,28 @@ func TestFillRebuildsTheSameIndex(t *testing.T) {
 	}
 }
 
+func TestCountCoversTheFilter(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{NoKG: true})
+	py := doc("https://a.example/1", "Python asyncio", "x")
+	py.Tags = []string{"python-docs", "Stable"}
+	dj := doc("https://b.example/2", "Django views", "y")
+	dj.Tags = []string{"django-docs", "stable"}
+	e.Add(t, py, dj, doc("https://a.example/3", "Untagged", "z"))
+	for _, tc := range []struct {
+		tags   []string
+		domain string
+		want   int
+	}{
+		{nil, "", 3}, {[]string{"python-docs"}, "", 1}, {[]string{"STABLE"}, "", 2},
+		{[]string{"stable", "django-docs"}, "", 1}, {[]string{"nope"}, "", 0}, {nil, "A.example", 2},
+		{[]string{"django-docs"}, "a.example", 0},
+	} {
+		if got := e.Indexer.Count(tc.tags, tc.domain); got != tc.want {
+			t.Errorf("Count(%v, %q) = %d, want %d", tc.tags, tc.domain, got, tc.want)
+		}
+	}
+}
+
 func TestTitles(t *testing.T) {
 	e := searchtest.New(t, searchtest.Options{NoKG: true})
 	e.Add(t, doc("https://a.example/1", "Python asyncio", "x"), doc("https://a.example/2", "Learning Python", "y"),

@@ -14,7 +14,7 @@ const feedbackName = "feedback"
 // Graph feedback limits.
 const (
 	feedbackSeeds      = 5    // first-pass pages whose entities seed the feedback
-	feedbackEntities   = 10   // entities the seeds are about, for related entities
+	feedbackEntities   = 40   // entities the seeds are about: the candidates for related entities
 	feedbackCandidates = 2000 // documents scored (kg's limit)
 )
 

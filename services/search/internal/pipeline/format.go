@@ -2,12 +2,9 @@ package pipeline
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/kgsearch/kgsearch/pkg/kgapi"
-	"github.com/kgsearch/kgsearch/pkg/queryparse"
 	"github.com/kgsearch/kgsearch/pkg/ranker"
 	"github.com/kgsearch/kgsearch/pkg/toon"
 )
@@ -23,8 +20,9 @@ func (p *Pipeline) format(s *search) *Response {
 		resp.Results[i] = result(s.req.Offset+i+1, r)
 	}
 	resp.ResultCount = len(resp.Results)
-	resp.RelatedEntities = relatedEntities(s.q, s.fbEntities, s.expanded(), s.ranked)
-	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities)
+	pages := topPages(s.ranked, s.pageChunks())
+	resp.RelatedEntities = relatedEntities(s.q, s.fbEntities, s.ranked, pages, p.scopeSize(s.req))
+	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities, pages)
 	if s.req.Explain {
 		resp.Explain = s.explain()
 	}
@@ -45,14 +43,6 @@ func (s *search) timed(r Response, format time.Duration) Response {
 		Rank: ms(s.took.rank), Format: ms(format)}
 	r.TotalTimeMS = ms(time.Since(s.start))
 	return r
-}
-
-// expanded is the kg expansion's answer; nil when the expansion did not run or failed.
-func (s *search) expanded() *kgapi.ExpandResponse {
-	if s.exp == nil {
-		return nil
-	}
-	return s.exp.expanded
 }
 
 // explain reports the weights, fusion and each retriever's contribution.
@@ -139,101 +129,6 @@ func fusionOrDefault(f ranker.Fusion) ranker.Fusion {
 		return ranker.Weighted
 	}
 	return f
-}
-
-// relatedEntities lists entities related to the query, at most ten: first what the
-// top results are about (graph feedback's entities, which several of the top pages
-// share, scored by their share of the pages' entity centroid), then those reached by
-// expanding the query's entities (scored by confidence). Without feedback, the
-// entities the results mention most fill the list (scored by the share of results
-// mentioning them).
-func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ex *kgapi.ExpandResponse, ranked []ranker.Result) []RelatedEntity {
-	out := []RelatedEntity{}
-	seen := map[string]bool{}
-	for _, e := range q.Entities {
-		seen[strings.ToLower(e.Name)] = true
-		seen[strings.ToLower(e.ID)] = true
-		seen[strings.ToLower(e.Text)] = true
-	}
-	add := func(name, id, typ string, score float64, source string) bool {
-		k := strings.ToLower(name)
-		if k == "" || seen[k] || (id != "" && seen[strings.ToLower(id)]) || !finite(score) {
-			return len(out) < 10
-		}
-		seen[k] = true
-		out = append(out, RelatedEntity{Name: name, Type: typ, Score: round(score, 3), Source: source})
-		return len(out) < 10
-	}
-	for _, e := range fb {
-		if !add(e.Name, e.ID, e.Type, e.Weight, "results") {
-			return out
-		}
-	}
-	if ex != nil {
-		for _, r := range ex.Related {
-			if !add(r.Name, r.ID, r.Type, r.Confidence, "expansion") {
-				return out
-			}
-		}
-	}
-	if len(fb) > 0 || len(ranked) == 0 {
-		return out
-	}
-	count := map[string]int{}
-	var names []string
-	for _, r := range ranked {
-		for _, m := range r.Candidate.EntityMentions {
-			if seen[strings.ToLower(m)] {
-				continue
-			}
-			if count[m] == 0 {
-				names = append(names, m)
-			}
-			count[m]++
-		}
-	}
-	sort.SliceStable(names, func(i, j int) bool { return count[names[i]] > count[names[j]] })
-	for _, n := range names {
-		if !add(n, "", "", float64(count[n])/float64(len(ranked)), "results") {
-			break
-		}
-	}
-	return out
-}
-
-// suggestions builds up to three follow-up queries a person could type next: the
-// names of the entities the top results are about (graph feedback), the narrower
-// query that names the thing the answer is about ("parse command line arguments" →
-// "argparse"). Never the query with a word appended, and not the query with its entity
-// swapped for an expansion neighbour either: judged on the dev sets, such rewrites
-// read garbled ("start a background thread.join"; 1 useful of 23,
-// eval/suggest/README.md). A query whose results share no entity gets no suggestion:
-// a short list beats noise.
-func suggestions(q queryparse.Query, related []RelatedEntity) []string {
-	out := []string{}
-	query := strings.ToLower(q.Normalized)
-	seen := map[string]bool{query: true}
-	for _, r := range related {
-		name := strings.ToLower(strings.TrimSpace(r.Name))
-		if r.Source != "results" || seen[name] || !suggestible(name) || strings.Contains(query, name) {
-			continue
-		}
-		seen[name] = true
-		out = append(out, name)
-		if len(out) == 3 {
-			break
-		}
-	}
-	return out
-}
-
-// suggestible reports whether an entity name reads as something to search for: a
-// word with letters, not a bare number or version, and not a fragment of a sentence.
-func suggestible(name string) bool {
-	if len(name) < 2 || len(name) > 60 || !hasLetter(name) || len(strings.Fields(name)) > 4 {
-		return false
-	}
-	return strings.Trim(name, "0123456789.-_ ") != ""
 }
 
 func hasLetter(s string) bool {

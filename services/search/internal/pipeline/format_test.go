@@ -5,38 +5,188 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/queryparse"
+	"github.com/kgsearch/kgsearch/pkg/ranker"
 )
 
+// page is a ranked result of its own document.
+func page(doc, title string, headings []string, text string) ranker.Result {
+	return ranker.Result{Candidate: ranker.Candidate{DocumentID: doc, URL: "https://docs.test/" + doc, Title: title,
+		Headings: headings, Text: text}}
+}
+
+func query(normalized string, entities ...string) queryparse.Query {
+	q := queryparse.Query{Normalized: normalized, Terms: queryparse.Terms(normalized)}
+	for _, e := range entities {
+		q.Entities = append(q.Entities, queryparse.Entity{Text: e, Name: e, ID: e})
+	}
+	return q
+}
+
+func names(list []RelatedEntity) []string {
+	out := []string{}
+	for _, e := range list {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// csvPages are the top results of "read a csv file": the csv page first, an
+// unrelated page that mentions its own things last.
+var csvPages = []ranker.Result{
+	page("csv", "csv — CSV File Reading and Writing", []string{"csv — CSV File Reading and Writing", "Module Contents"},
+		"The csv module implements classes to read and write tabular data in CSV format.\n\n"+
+			"class csv.DictReader(f, fieldnames=None, restkey=None)\n\n"+
+			"Create an object that operates like a regular reader but maps the information in each row to a dict.\n\n"+
+			">>> import csv\n>>> with open('names.csv', newline='') as csvfile:\n...     reader = csv.DictReader(csvfile)\n"+
+			"    spamreader = csv.reader(csvfile, delimiter=' ')\n"),
+	page("io", "io — Core tools for working with streams", []string{"io — Core tools for working with streams", "Text I/O"},
+		"Text I/O expects and produces str objects, and the open function is the easiest way to read a file here.\n"),
+	page("tut", "7. Input and Output", []string{"7. Input and Output", "7.2. Reading and Writing Files"},
+		"open() returns a file object, and is most commonly used with two positional arguments for reading a csv or other file.\n"),
+}
+
+func TestRelatedEntitiesAreWhatTheTopPagesAreAbout(t *testing.T) {
+	q := query("read a csv file")
+	fb := []kgapi.WeightedEntity{
+		{EntityRef: kgapi.EntityRef{ID: "open", Name: "open", Type: "function"}, Weight: 0.30, Documents: 115},             // generic: most pages
+		{EntityRef: kgapi.EntityRef{ID: "spamreader", Name: "spamreader", Type: "identifier"}, Weight: 0.25, Documents: 2}, // only in example code
+		{EntityRef: kgapi.EntityRef{ID: "dictreader", Name: "DictReader", Type: "class"}, Weight: 0.20, Documents: 2},      // defined on the top page
+		{EntityRef: kgapi.EntityRef{ID: "csv", Name: "csv", Type: "module"}, Weight: 0.20, Documents: 12},                  // the query's word
+		{EntityRef: kgapi.EntityRef{ID: "3.11", Name: "Python 3.11", Type: "version"}, Weight: 0.19, Documents: 3},
+		{EntityRef: kgapi.EntityRef{ID: "text i/o", Name: "Text I/O", Type: "concept"}, Weight: 0.15, Documents: 4}, // a section title
+		{EntityRef: kgapi.EntityRef{ID: "names.csv", Name: "names.csv", Type: "file"}, Weight: 0.15, Documents: 1},  // an example's file
+		{EntityRef: kgapi.EntityRef{ID: "tabular", Name: "tabular", Type: "concept"}, Weight: 0.14, Documents: 2},   // one page's word
+		{EntityRef: kgapi.EntityRef{ID: "io", Name: "io", Type: "module"}, Weight: 0.13, Documents: 21},             // a top title names it
+	}
+	pages := topPages(csvPages, nil)
+	got := names(relatedEntities(q, fb, csvPages, pages, 650))
+	if diff := cmp.Diff([]string{"DictReader", "io"}, got); diff != "" {
+		t.Errorf("related entities (-want +got):\n%s", diff)
+	}
+	// A corpus of 100 documents makes io (21 of them) generic even with its title.
+	if got := names(relatedEntities(q, fb, csvPages, pages, 100)); len(got) != 1 || got[0] != "DictReader" {
+		t.Errorf("in a 100-document scope: got %v, want only DictReader", got)
+	}
+}
+
+func TestRelatedEntitiesNoneWhenNothingIsGoodEnough(t *testing.T) {
+	q := query("read a csv file")
+	fb := []kgapi.WeightedEntity{
+		{EntityRef: kgapi.EntityRef{ID: "spamreader", Name: "spamreader", Type: "identifier"}, Weight: 0.4, Documents: 2},
+		{EntityRef: kgapi.EntityRef{ID: "article.objects.filter", Name: "Article.objects.filter", Type: "method"}, Weight: 0.4, Documents: 2},
+		{EntityRef: kgapi.EntityRef{ID: "print", Name: "print", Type: "function"}, Weight: 0.4, Documents: 300},
+	}
+	got := relatedEntities(q, fb, csvPages, topPages(csvPages, nil), 650)
+	if len(got) != 0 {
+		t.Errorf("got %v, want none: example names, usage chains and generic names are not what the pages are about", got)
+	}
+	if got := relatedEntities(q, fb, nil, nil, 650); len(got) != 0 {
+		t.Errorf("no results: got %v, want none", got)
+	}
+}
+
+func TestRelatedEntitiesAtMostThreeBestFirst(t *testing.T) {
+	q := query("parse command line arguments")
+	results := []ranker.Result{page("argparse", "argparse — Parser for command-line options", []string{"argparse — Parser", "Example"},
+		"The argparse module makes it easy to write user-friendly command-line interfaces.\n"+
+			"ArgumentParser.add_argument(name or flags...)\n"+
+			"ArgumentParser.parse_args(args=None, namespace=None)\n"+
+			"The getopt module and the optparse module are older parsers for the same sys.argv list of arguments.\n")}
+	var fb []kgapi.WeightedEntity
+	for _, n := range []string{"argparse", "ArgumentParser.add_argument", "ArgumentParser.parse_args", "getopt", "optparse", "sys.argv"} {
+		fb = append(fb, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: n, Name: n, Type: "function"}, Weight: 0.2, Documents: 3})
+	}
+	got := relatedEntities(q, fb, results, topPages(results, nil), 650)
+	if diff := cmp.Diff([]string{"argparse", "ArgumentParser.add_argument", "ArgumentParser.parse_args"}, names(got)); diff != "" {
+		t.Errorf("related entities (-want +got):\n%s", diff)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Score > got[i-1].Score || got[i].Source != "results" {
+			t.Errorf("not best first from the results: %+v", got)
+		}
+	}
+}
+
+func TestRelatedEntitiesWithoutFeedbackUseTheResultsMentions(t *testing.T) {
+	results := []ranker.Result{page("redis", "Redis persistence", []string{"Redis persistence", "AOF"},
+		"Redis can append every write to the AOF file, and PostgreSQL replicas replay the WAL the same way.\n")}
+	results[0].Candidate.EntityMentions = []string{"Redis", "PostgreSQL", "fsync"}
+	got := relatedEntities(query("postgresql durability", "postgresql"), nil, results, topPages(results, nil), 0)
+	if diff := cmp.Diff([]string{"Redis"}, names(got)); diff != "" {
+		t.Errorf("related entities (-want +got):\n%s", diff)
+	}
+}
+
 func TestSuggestions(t *testing.T) {
-	asyncio := queryparse.Query{Normalized: "cancel asyncio tasks", Entities: []queryparse.Entity{{Text: "asyncio", Name: "asyncio"}}}
-	plain := queryparse.Query{Normalized: "parse command line arguments"}
+	q := query("parse command line arguments")
+	pages := topPages([]ranker.Result{page("argparse", "argparse — Parser for command-line options", []string{"argparse — Parser", "getopt"},
+		"The argparse module and sys.argv are how a program reads its command line arguments and options.\n")}, nil)
 	for _, tc := range []struct {
 		name    string
 		q       queryparse.Query
 		related []RelatedEntity
 		want    []string
 	}{
-		{"what the results are about, not rewrites with expansion neighbours", asyncio, []RelatedEntity{
-			{Name: "asyncio.Task", Source: "results"},
-			{Name: "Task.cancel", Source: "results"},
-			{Name: "threading", Source: "expansion"},
-		}, []string{"asyncio.task", "task.cancel"}},
-		{"at most three from the results", plain, []RelatedEntity{
-			{Name: "argparse", Source: "results"}, {Name: "getopt", Source: "results"},
-			{Name: "optparse", Source: "results"}, {Name: "sys.argv", Source: "results"},
-		}, []string{"argparse", "getopt", "optparse"}},
-		{"numbers, versions, sentences and the query's own words are no suggestion", plain, []RelatedEntity{
-			{Name: "3.11", Source: "results"}, {Name: "42", Source: "results"}, {Name: "arguments", Source: "results"},
-			{Name: "a very long phrase that reads like a sentence", Source: "results"},
-		}, []string{}},
-		{"expansion neighbours alone give none", plain, []RelatedEntity{{Name: "click", Source: "expansion"}}, []string{}},
-		{"nothing to suggest", plain, nil, []string{}},
+		{"named by a top title or heading, or sharing a query word, in their own spelling", q, []RelatedEntity{
+			{Name: "argparse"}, {Name: "getopt"}, {Name: "ArgumentParser.parse_args"}, {Name: "sys.argv"},
+		}, []string{"argparse", "getopt", "ArgumentParser.parse_args"}},
+		{"not what the query already says", query("argparse subcommands"), []RelatedEntity{{Name: "argparse"}}, []string{}},
+		{"an entity mentioned in passing is no suggestion", q, []RelatedEntity{{Name: "sys.argv"}}, []string{}},
+		{"nothing to suggest", q, nil, []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, suggestions(tc.q, tc.related)); diff != "" {
+			if diff := cmp.Diff(tc.want, suggestions(tc.q, tc.related, pages)); diff != "" {
 				t.Errorf("suggestions (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestDefinedName(t *testing.T) {
+	for line, want := range map[string]string{
+		"class csv.DictReader(f, fieldnames=None, restkey=None)": "csv.DictReader",
+		"@functools.lru_cache(maxsize=128, typed=False)":         "functools.lru_cache",
+		"exception asyncio.BrokenBarrierError":                   "asyncio.BrokenBarrierError",
+		"never_cache(view_func)[source]":                         "never_cache",
+		"class EmailMessage[source]":                             "EmailMessage",
+		"coroutine abort()":                                      "abort",
+		"class Person(models.Model):":                            "",
+		"The csv module implements classes.":                     "",
+		"x = csv.reader(f)":                                      "",
+		"3.11":                                                   "",
+		"":                                                       "",
+	} {
+		if got := definedName(line); got != want {
+			t.Errorf("definedName(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestEvidenceHelpers(t *testing.T) {
+	if !isProseLine("The csv module implements classes to read and write tabular data.") {
+		t.Error("a sentence is prose")
+	}
+	for _, code := range []string{"    reader = csv.reader(f)", ">>> import csv", "from django.db import models", "writer.writerow(['a', 'b'])"} {
+		if isProseLine(code) {
+			t.Errorf("%q is code, not prose", code)
+		}
+	}
+	if !containsName("use csv.reader here", "csv.reader") || containsName("use mycsv.reader", "csv.reader") ||
+		containsName("os.path.join", "path") || !containsName("the path.", "path") {
+		t.Error("containsName must match whole names only")
+	}
+	terms := queryparse.Terms("how do i send an email")
+	for name, want := range map[string]bool{"send_mail": true, "EmailMessage": true, "EMAIL_HOST": true, "smtplib": false, "SMTP": false} {
+		if got := sharesQueryWord(name, terms); got != want {
+			t.Errorf("sharesQueryWord(%q, %v) = %v, want %v", name, terms, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"Article.objects.filter": true, "django.contrib.auth": false, "QuerySet.select_related": false,
+		"Built-in Functions": true, "Python 3.11": true, "--verbose": true, "DictReader": false, "abstract base class": false} {
+		if got := noiseName(name, "concept"); got != want {
+			t.Errorf("noiseName(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -1,0 +1,516 @@
+package pipeline
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/kgsearch/kgsearch/pkg/extract"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
+	"github.com/kgsearch/kgsearch/pkg/queryparse"
+	"github.com/kgsearch/kgsearch/pkg/ranker"
+)
+
+// Selection of related entities and suggested queries (phase 5). Both lists show
+// few items, and none when nothing is good enough: judged on the dev sets, a top-10
+// list of what the result pages mention was mostly noise (builtins, example names,
+// other pages' topics; eval/suggest/README.md). A related entity must be what the
+// top results are about, by evidence read from those results themselves.
+const (
+	// aboutPages is how many of the top result pages an entity must be about.
+	aboutPages = 5
+	// headPages is how many of the top result pages' titles and headings count as
+	// naming what the results are about.
+	headPages = 3
+	// maxRelated and maxSuggested cap the lists.
+	maxRelated   = 3
+	maxSuggested = 3
+	// genericShare: an entity mentioned by more than this share of the documents the
+	// search covers is generic (a builtin, a keyword, the product's own name, a base
+	// class every page uses) unless a top page's title names it, up to
+	// titleGenericShare.
+	genericShare      = 0.04
+	titleGenericShare = 0.10
+	// minRelatedScore is the weakest evidence-weighted score shown, and
+	// relativeScore the share of the best score an entity needs.
+	minRelatedScore = 0.1
+	relativeScore   = 0.4
+	// salientWeight is the centroid share an entity needs to be shown for being
+	// mentioned in the prose of several top pages alone (no title, heading or
+	// query word naming it).
+	salientWeight = 0.12
+)
+
+// candidateEntity is an entity that might be related: from graph feedback (what the
+// top pages are about, by tf-idf) or, without feedback, from the results' mentions.
+type candidateEntity struct {
+	name, id, typ string
+	weight        float64
+	documents     int // document frequency; 0 when unknown
+}
+
+// evidence is what the top results say about a candidate.
+type evidence struct {
+	title, heading, query bool
+	prose                 int // top pages mentioning it in a sentence or defining it
+}
+
+func (e evidence) score(weight float64) float64 {
+	f := 1.0
+	for _, b := range []bool{e.title, e.heading, e.query} {
+		if b {
+			f += 0.5
+		}
+	}
+	return weight * (f + 0.25*float64(min(e.prose, 2)))
+}
+
+// topPage is what one top result page says, lower-cased for matching: the title's
+// subject, the heading path of its result chunk below the page's root, the lines of
+// its retrieved chunks that read as sentences, and the API names those chunks
+// define.
+type topPage struct {
+	title, headings, prose string
+	defines                []string
+}
+
+// topPages reads the first aboutPages distinct pages of the ranking. Beside each
+// page's result chunk, the other chunks of the page that retrieval found for this
+// query (more) are read for sentences and definitions: they are the parts of the
+// page that bear on the query, not the whole page.
+func topPages(ranked []ranker.Result, more func(docID string) []string) []topPage {
+	var out []topPage
+	seen := map[string]bool{}
+	for _, r := range ranked {
+		c := r.Candidate
+		key := c.DocumentID
+		if key == "" {
+			key = c.URL
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		subject, _, _ := strings.Cut(c.Title, " — ")
+		var heads []string
+		if len(c.Headings) > 1 {
+			heads = c.Headings[1:]
+		}
+		texts := []string{c.Text}
+		if more != nil && c.DocumentID != "" {
+			texts = append(texts, more(c.DocumentID)...)
+		}
+		var prose []string
+		var defines []string
+		for _, t := range texts {
+			for _, line := range strings.Split(t, "\n") {
+				if isProseLine(line) {
+					prose = append(prose, line)
+				} else if d := definedName(line); d != "" {
+					defines = append(defines, strings.ToLower(d))
+				}
+			}
+		}
+		out = append(out, topPage{title: strings.ToLower(subject), headings: strings.ToLower(strings.Join(heads, "\n")),
+			prose: strings.ToLower(strings.Join(prose, "\n")), defines: defines})
+		if len(out) == aboutPages {
+			break
+		}
+	}
+	return out
+}
+
+// definedName returns the name a line of reference documentation defines — a
+// signature on a line of its own, as documentation generators write them:
+// "class csv.DictReader(f, fieldnames=None)", "@functools.lru_cache(maxsize=128)",
+// "exception asyncio.BrokenBarrierError", "never_cache(view_func)[source]" — or "".
+// A line ending in ":" is code (a definition in an example), not documentation.
+func definedName(line string) string {
+	line = strings.TrimSpace(line)
+	if line == "" || len(line) > 200 || strings.HasSuffix(line, ":") {
+		return ""
+	}
+	for {
+		word, rest, ok := strings.Cut(line, " ")
+		if !ok || !signatureKeywords[word] {
+			break
+		}
+		line = strings.TrimSpace(rest)
+	}
+	line = strings.TrimPrefix(line, "@")
+	line = strings.TrimSuffix(line, "[source]")
+	end := 0
+	for end < len(line) && (isNameByte(line[end]) || line[end] == '.' && end > 0) {
+		end++
+	}
+	name, rest := line[:end], strings.TrimSpace(line[end:])
+	if name == "" || name[0] >= '0' && name[0] <= '9' || strings.HasSuffix(name, ".") {
+		return ""
+	}
+	if rest == "" || strings.HasPrefix(rest, "(") && strings.HasSuffix(strings.TrimSuffix(rest, "[source]"), ")") {
+		return name
+	}
+	return ""
+}
+
+// signatureKeywords precede a name in a signature line.
+var signatureKeywords = map[string]bool{"class": true, "exception": true, "async": true, "awaitable": true,
+	"coroutine": true, "abstractmethod": true, "classmethod": true, "staticmethod": true}
+
+// defines reports whether the page defines the lower-cased name, or a dotted name
+// ending in it, or the name ends in the dotted name defined ("Decimal.from_float"
+// for "classmethod from_float(f)").
+func (p topPage) definesName(n string) bool {
+	for _, d := range p.defines {
+		if d == n || strings.HasSuffix(d, "."+n) || strings.HasSuffix(n, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// isProseLine reports whether a line of chunk text reads as a sentence rather than
+// code: not indented, not a prompt or an import, at least six words, most of them
+// plain words.
+func isProseLine(line string) bool {
+	if line == "" || line[0] == ' ' || line[0] == '\t' {
+		return false
+	}
+	for _, p := range []string{">>>", "...", "$", "#", "from ", "import "} {
+		if strings.HasPrefix(line, p) {
+			return false
+		}
+	}
+	fields := strings.Fields(line)
+	if len(fields) < 6 {
+		return false
+	}
+	plain := 0
+	for _, f := range fields {
+		if isPlainWord(f) {
+			plain++
+		}
+	}
+	return 10*plain >= 6*len(fields)
+}
+
+// isPlainWord: a letter, then lower-case letters or apostrophes, then at most one
+// punctuation mark.
+func isPlainWord(f string) bool {
+	f = strings.TrimRight(f, ",.;:")
+	for i, r := range f {
+		switch {
+		case i == 0 && unicode.IsLetter(r):
+		case i > 0 && (unicode.IsLower(r) || r == '\'' || r == '’'):
+		default:
+			return false
+		}
+	}
+	return f != ""
+}
+
+// containsName reports whether lower-cased text holds the lower-cased name as a
+// whole name: not inside a longer word or dotted name.
+func containsName(text, name string) bool {
+	for off := 0; off <= len(text)-len(name); {
+		i := strings.Index(text[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(name)
+		if (i == 0 || !isNameByte(text[i-1]) && text[i-1] != '.') && (end == len(text) || !isNameByte(text[end])) {
+			return true
+		}
+		off = i + 1
+	}
+	return false
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}
+
+// gather collects the evidence for a name in the top pages.
+func gather(pages []topPage, name string, terms []string) evidence {
+	n := strings.ToLower(name)
+	var ev evidence
+	for i, p := range pages {
+		if i < headPages {
+			ev.title = ev.title || containsName(p.title, n)
+			ev.heading = ev.heading || containsName(p.headings, n)
+		}
+		if containsName(p.prose, n) || p.definesName(n) {
+			ev.prose++
+		}
+	}
+	ev.query = sharesQueryWord(name, terms)
+	return ev
+}
+
+// sharesQueryWord reports whether one of the name's parts (split at punctuation and
+// camel case) is a query term, up to a plural or verb ending, or contains one
+// ("deepcopy" for "copy", "EmailMessage" for "email", "send_mail" for "email").
+func sharesQueryWord(name string, terms []string) bool {
+	for _, part := range nameParts(name) {
+		for _, t := range terms {
+			t = stemWord(strings.ToLower(t))
+			switch {
+			case len(t) < 3:
+			case part == t:
+				return true
+			case len(t) >= 4 && len(part) > len(t) && (strings.HasPrefix(part, t) || strings.HasSuffix(part, t)):
+				return true
+			case len(part) >= 4 && len(t) > len(part) && strings.HasSuffix(t, part):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nameParts splits a name into lower-cased, stemmed parts of three letters or more.
+func nameParts(name string) []string {
+	var parts []string
+	var cur []rune
+	flush := func() {
+		if len(cur) >= 3 {
+			parts = append(parts, stemWord(strings.ToLower(string(cur))))
+		}
+		cur = cur[:0]
+	}
+	var prev rune
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+		prev = r
+	}
+	flush()
+	return parts
+}
+
+// stemWord strips one plural or verb ending from a word of more than six letters
+// after stripping ("uploads" → "upload", "parsing" → "pars").
+func stemWord(w string) string {
+	for _, suf := range []string{"ing", "ies", "es", "ed", "er", "s"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// noiseName reports names that are never worth showing as an entity: versions and
+// URLs, numbers and section references, fragments of sentences, flags and paths,
+// language keywords, and multi-word capitalised phrases that are section titles
+// typed as concepts ("Built-in Functions", "Brief Tour").
+func noiseName(name, typ string) bool {
+	switch typ {
+	case "version", "url", "keyword":
+		return true
+	}
+	fields := strings.Fields(name)
+	switch {
+	case len(name) < 2 || len(name) > 60 || len(fields) > 4 || !hasLetter(strings.ToLower(name)):
+		return true
+	case strings.ContainsAny(name[:1], "-/.#"):
+		return true
+	case len(fields) > 1 && strings.ContainsAny(name, "0123456789"):
+		return true
+	case usageChain(name):
+		return true
+	}
+	if len(fields) > 1 && (typ == "concept" || typ == "software" || typ == "library") {
+		titled := true
+		for _, f := range fields {
+			r := []rune(f)[0]
+			titled = titled && unicode.IsUpper(r)
+		}
+		return titled
+	}
+	return false
+}
+
+// everydayName reports an everyday word written as one ("debug", "add", "DELETE"),
+// not a capitalised class name that happens to be a word ("Lock", "Counter").
+func everydayName(name string) bool {
+	return extract.IsEverydayWord(name) && (name == strings.ToLower(name) || name == strings.ToUpper(name))
+}
+
+// usageChain reports a dotted name that reads as code using an object rather than
+// an API's name: three or more parts, the first capitalised and the second not
+// ("Article.objects.filter", "Entry.objects.get" — an example's model and its
+// manager). API names are a module path ("django.contrib.auth.models") or a class
+// and its member ("QuerySet.select_related").
+func usageChain(name string) bool {
+	parts := strings.Split(name, ".")
+	if len(parts) < 3 || parts[0] == "" || parts[1] == "" {
+		return false
+	}
+	first, second := []rune(parts[0])[0], []rune(parts[1])[0]
+	return unicode.IsUpper(first) && !unicode.IsUpper(second)
+}
+
+// relatedFrom selects the related entities among the candidates: what the top
+// result pages are about. An entity is kept when
+//   - it is not a query entity nor a query word, and its name is not noise
+//     (noiseName), nor an everyday word unless a top title or heading names it;
+//   - it is not generic: mentioned by at most genericShare of the documents the
+//     search covers (scope; titleGenericShare when a top page's title names it);
+//   - a file name only when a top title or heading names it;
+//   - the top pages name it in a title, a heading or a sentence (a name found only
+//     in code examples is an example's name);
+//   - and it is named by a top title or heading or shares a word with the query,
+//     or several top pages mention it in sentences and it weighs at least
+//     salientWeight of the feedback centroid.
+//
+// Kept entities are scored by their weight times their evidence, best first; those
+// under minRelatedScore or relativeScore of the best are dropped.
+func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, scope int, source string) []RelatedEntity {
+	excluded := map[string]bool{}
+	for _, e := range q.Entities {
+		for _, s := range []string{e.Name, e.ID, e.Text} {
+			excluded[strings.ToLower(s)] = true
+		}
+	}
+	for _, t := range q.Terms {
+		excluded[strings.ToLower(t)] = true
+	}
+	type kept struct {
+		e     candidateEntity
+		score float64
+	}
+	var out []kept
+	seen := map[string]bool{}
+	for _, c := range cands {
+		key := strings.ToLower(strings.TrimSpace(c.name))
+		if key == "" || seen[key] || excluded[key] || excluded[strings.ToLower(c.id)] || !finite(c.weight) || c.weight <= 0 {
+			continue
+		}
+		seen[key] = true
+		if noiseName(c.name, c.typ) {
+			continue
+		}
+		ev := gather(pages, c.name, q.Terms)
+		named := ev.title || ev.heading
+		share := 0.0
+		if scope > 0 && c.documents > 0 {
+			share = float64(c.documents) / float64(scope)
+		}
+		switch {
+		case share > titleGenericShare, share > genericShare && !ev.title:
+			continue
+		case !named && (c.typ == "file" || everydayName(c.name)):
+			continue
+		case !named && ev.prose == 0:
+			continue
+		case !named && !ev.query && (ev.prose < 2 || c.weight < salientWeight):
+			continue
+		}
+		out = append(out, kept{c, ev.score(c.weight)})
+	}
+	slices.SortStableFunc(out, func(a, b kept) int { return cmp.Compare(b.score, a.score) })
+	res := []RelatedEntity{}
+	for _, k := range out {
+		if k.score < minRelatedScore || k.score < relativeScore*out[0].score || len(res) == maxRelated {
+			break
+		}
+		res = append(res, RelatedEntity{Name: k.e.name, Type: k.e.typ, Score: round(k.score, 3), Source: source})
+	}
+	return res
+}
+
+// relatedEntities lists the entities the top results are about (relatedFrom): graph
+// feedback's entities when it ran; otherwise the entities the results mention,
+// weighted by the share of the top pages mentioning them. Expansion's neighbours of
+// the query entities are not shown: they come from the whole graph, outside the
+// request's filters, and were judged mostly unrelated to the results.
+func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ranker.Result, pages []topPage, scope int) []RelatedEntity {
+	if len(pages) == 0 {
+		return []RelatedEntity{}
+	}
+	var cands []candidateEntity
+	if len(fb) > 0 {
+		for _, e := range fb {
+			cands = append(cands, candidateEntity{name: e.Name, id: e.ID, typ: e.Type, weight: e.Weight, documents: e.Documents})
+		}
+		return relatedFrom(q, cands, pages, scope, "results")
+	}
+	count := map[string]int{}
+	var names []string
+	for _, r := range ranked {
+		for _, m := range r.Candidate.EntityMentions {
+			if count[m] == 0 {
+				names = append(names, m)
+			}
+			count[m]++
+		}
+	}
+	for _, n := range names {
+		// the share of results mentioning it, scaled like a centroid share
+		cands = append(cands, candidateEntity{name: n, weight: 0.3 * float64(count[n]) / float64(len(ranked))})
+	}
+	return relatedFrom(q, cands, pages, 0, "results")
+}
+
+// suggestions are up to three queries a person would type next: the related
+// entities that a top page's title or heading names or that share a word with the
+// query (the thing that answers it, or a sibling), in their own spelling
+// (`json.dumps`, `QuerySet.select_related`), never one the query already contains.
+// Never the query with a word appended or an entity swapped in: judged on the dev
+// sets, such rewrites read garbled (eval/suggest/README.md). No strong related
+// entity: no suggestion.
+func suggestions(q queryparse.Query, related []RelatedEntity, pages []topPage) []string {
+	out := []string{}
+	query := strings.ToLower(q.Normalized)
+	for _, r := range related {
+		name := strings.TrimSpace(r.Name)
+		if containsName(query, strings.ToLower(name)) {
+			continue
+		}
+		ev := gather(pages, name, q.Terms)
+		if !ev.title && !ev.heading && !ev.query {
+			continue
+		}
+		out = append(out, name)
+		if len(out) == maxSuggested {
+			break
+		}
+	}
+	return out
+}
+
+// pageChunks returns, for a document, the texts of its other hydrated candidate
+// chunks that pass the request's filters, in retrieval order.
+func (s *search) pageChunks() func(docID string) []string {
+	return func(docID string) []string {
+		var out []string
+		for _, id := range s.order {
+			c := s.cands[id]
+			if c.hydrated && c.c.DocumentID == docID && c.c.Text != "" {
+				out = append(out, c.c.Text)
+			}
+		}
+		return out
+	}
+}
+
+// scopeSize is the number of documents the request's filters cover, from the
+// indexer's table when it can count them; 0 when unknown.
+func (p *Pipeline) scopeSize(req Request) int {
+	c, ok := p.docs.(interface {
+		Count(tags []string, domain string) int
+	})
+	if !ok || c == nil {
+		return 0
+	}
+	return c.Count(req.Tags, req.Domain)
+}
