@@ -4,33 +4,9 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/kgsearch/kgsearch/pkg/envconf"
+	"github.com/kgsearch/kgsearch/internal/servicemain"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/app"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
 )
 
-func main() {
-	cfg, err := config.FromEnv(envconf.New())
-	if err == nil {
-		err = cfg.Validate()
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "crawler: bad configuration:\n%v\n", err)
-		os.Exit(2)
-	}
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	slog.SetDefault(logger)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := app.Run(ctx, cfg, logger); err != nil {
-		logger.Error("crawler stopped", "err", err)
-		os.Exit(1)
-	}
-}
+func main() { servicemain.Main("crawler", config.FromEnv, app.Run) }

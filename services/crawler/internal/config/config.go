@@ -138,6 +138,9 @@ func (c Config) HTTP() httpserver.Config {
 			PerAddr: c.RatePerAddr, PerKey: c.RatePerKey}}}
 }
 
+// Level is the log level (KGS_LOG_LEVEL).
+func (c Config) Level() slog.Level { return c.LogLevel }
+
 // Validate rejects unusable values, naming the variable at fault.
 func (c Config) Validate() error {
 	var errs []error

@@ -135,6 +135,9 @@ func (c Config) HTTP() httpserver.Config {
 	return httpserver.Config{Addr: c.Addr, APIKeys: c.APIKeys, AllowNoAuth: c.AllowNoAuth, MaxBodyBytes: c.MaxBodyBytes}
 }
 
+// Level is the log level (KGS_LOG_LEVEL).
+func (c Config) Level() slog.Level { return c.LogLevel }
+
 // Validate rejects unusable values, naming the variable at fault. It reports
 // every problem at once.
 func (c Config) Validate() error {
