@@ -102,7 +102,8 @@ func (c *Client) Parse(ctx context.Context, text string) (*ParseResponse, error)
 	return &out, nil
 }
 
-// Entities lists entities whose name starts with prefix (autocomplete).
+// Entities lists entities whose name starts with prefix (autocomplete), at most limit
+// (kg refuses more than MaxEntityList; 0 takes kg's default).
 func (c *Client) Entities(ctx context.Context, prefix, typ string, limit int) (*EntityList, error) {
 	q := url.Values{}
 	q.Set("prefix", prefix)

@@ -171,6 +171,10 @@ type Entity struct {
 	Relations []Relation `json:"relations,omitempty"`
 }
 
+// MaxEntityList is the most entities one GET /api/v1/entities answers; kg refuses a
+// larger limit with 400.
+const MaxEntityList = 1000
+
 // EntityList is the answer of GET /api/v1/entities?prefix=&type=.
 type EntityList struct {
 	Entities []Entity `json:"entities"`

@@ -12,6 +12,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/extract"
 	"github.com/kgsearch/kgsearch/pkg/graph"
 	"github.com/kgsearch/kgsearch/pkg/graph/profile"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
 )
 
 // Writer changes the durable graph (*graph.Store).
@@ -57,7 +58,7 @@ const (
 	DefaultLimit    = 20
 	maxMatchLimit   = 1000
 	maxExpandLimit  = 1000
-	maxListLimit    = 1000
+	maxListLimit    = kgapi.MaxEntityList
 	matchWindowMult = 4
 	minMatchWindow  = 100
 )

@@ -13,6 +13,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/envconf"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
+	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/services/search/internal/admission"
 	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 )
@@ -106,7 +107,7 @@ func Default() Config {
 		PreviewChars:        240,
 		SyncInterval:        time.Second,
 		GazetteerRefresh:    5 * time.Minute,
-		GazetteerLimit:      5000,
+		GazetteerLimit:      kgapi.MaxEntityList,
 		RatePerAddr:         DefaultRatePerAddr,
 		RatePerKey:          DefaultRatePerKey,
 		CrawlRatePerAddr:    DefaultCrawlRatePerAddr,
@@ -243,8 +244,8 @@ func (c Config) Validate() error {
 	if c.GazetteerRefresh != 0 && c.GazetteerRefresh < time.Second {
 		bad("SEARCH_GAZETTEER_REFRESH", "%s is below 1s (0 disables the refresh)", c.GazetteerRefresh)
 	}
-	if c.GazetteerLimit < 1 || c.GazetteerLimit > 1_000_000 {
-		bad("SEARCH_GAZETTEER_LIMIT", "%d is outside 1..1000000", c.GazetteerLimit)
+	if c.GazetteerLimit < 1 || c.GazetteerLimit > kgapi.MaxEntityList {
+		bad("SEARCH_GAZETTEER_LIMIT", "%d is outside 1..%d (kg lists at most %d entities per request)", c.GazetteerLimit, kgapi.MaxEntityList, kgapi.MaxEntityList)
 	}
 	if c.Candidates < 10 || c.Candidates > 1000 {
 		bad("SEARCH_CANDIDATES", "%d is outside 10..1000", c.Candidates)

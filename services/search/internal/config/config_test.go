@@ -64,6 +64,8 @@ func TestValidateNamesTheField(t *testing.T) {
 		{map[string]string{"SEARCH_PREVIEW_CHARS": "10"}, "SEARCH_PREVIEW_CHARS"},
 		{map[string]string{"KGS_API_KEYS": "short"}, "KGS_API_KEYS"},
 		{map[string]string{"SEARCH_GAZETTEER_REFRESH": "10ms"}, "SEARCH_GAZETTEER_REFRESH"},
+		// kg lists at most 1000 entities per request and refuses more with 400.
+		{map[string]string{"SEARCH_GAZETTEER_LIMIT": "5000"}, "SEARCH_GAZETTEER_LIMIT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {

@@ -57,16 +57,21 @@ func (f *Finder) Query(q string) []queryparse.Entity {
 // Learned returns how many kg entities the live gazetteer took so far.
 func (f *Finder) Learned() int64 { return f.learned.Load() }
 
-// Refresh adds the kg service's entities (up to limit) to the live gazetteer. Entities
-// of a type the taxonomy does not know are skipped.
+// Refresh adds the kg service's entities (up to limit, at most kgapi.MaxEntityList, the
+// most kg lists in one request; most mentioned first) to the live gazetteer. Entities
+// of a type the taxonomy does not know are skipped, and so are everyday words and
+// keys of one or two characters (extract.IsEverydayWord): the learner types words
+// such as "a" (file), "parse" (function) or "file" (cli option), and a query
+// gazetteer holding them finds an entity in most plain-language questions, which
+// then lose the graph and title signals' sense of what the query names.
 func (f *Finder) Refresh(ctx context.Context, kg Lister, limit int) (int, error) {
-	list, err := kg.Entities(ctx, "", "", limit)
+	list, err := kg.Entities(ctx, "", "", min(limit, kgapi.MaxEntityList))
 	if err != nil {
 		return 0, fmt.Errorf("refresh gazetteer: %w", err)
 	}
 	n := 0
 	for _, e := range list.Entities {
-		if e.Name == "" || !f.x.HasType(e.Type) {
+		if e.Name == "" || !f.x.HasType(e.Type) || extract.IsEverydayWord(e.Name) {
 			continue
 		}
 		if _, ok := f.x.Lookup(e.Name); ok && len(e.Aliases) == 0 {
@@ -100,11 +105,15 @@ func (f *Finder) RunRefresh(ctx context.Context, kg Lister, interval time.Durati
 			if ctx.Err() != nil {
 				return
 			}
-			logger.Debug("gazetteer refresh failed", "err", err)
 			wait = min(retry, interval)
 			var se *kgapi.StatusError
-			if errors.As(err, &se) { // kg refused the request: retrying soon will not help
+			if errors.As(err, &se) && se.Status < 500 {
+				// kg refused the request: retrying soon will not help, and without the
+				// learned entities queries find only the embedded gazetteer's.
+				logger.Warn("gazetteer refresh refused by kg; learned entities are not loaded", "status", se.Status, "err", err)
 				wait = interval
+			} else {
+				logger.Debug("gazetteer refresh failed", "err", err)
 			}
 			continue
 		}
