@@ -1,6 +1,8 @@
 // Command kgload drives the running search service with concurrent clients and
 // reports what a user would see: client-measured latency percentiles, sustained
-// QPS, errors by status class, degraded answers by signal, the server's own
+// QPS (2xx answers per second), degraded answers by signal, requests shed by
+// the search service's admission control (503 with Retry-After) and errors by
+// status class, each counted apart, the server's own
 // total_time_ms and per-phase medians, the search process's resident memory, and
 // the CPU milliseconds each answered query costs each process of the stack
 // (search, kg, MariaDB, Neo4j and kgload itself, from utime+stime in

@@ -280,6 +280,7 @@ func doSearch(client *http.Client, cfg config, q string, levelStart time.Time) R
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	r.Latency, r.Status = time.Since(t0), resp.StatusCode
+	r.Shed = resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""
 	if err != nil {
 		r.Status, r.Err = 0, fmt.Sprintf("read body: %v", err)
 		return r
@@ -452,9 +453,10 @@ func parseStatus(s string) (rss, hwm float64, err error) {
 }
 
 func printLevel(w io.Writer, s Summary) {
-	fmt.Fprintf(w, "\n## %d client(s): %d requests in %.1fs, %.1f QPS (load avg at start %s)\n",
+	fmt.Fprintf(w, "\n## %d client(s): %d requests in %.1fs, %.1f QPS answered (load avg at start %s)\n",
 		s.Clients, s.Requests, s.Elapsed, s.QPS, s.LoadAvg)
 	fmt.Fprintf(w, "status: %s\n", kv(s.Status))
+	fmt.Fprintf(w, "shed by admission control (503 with Retry-After): %d; errors (other non-2xx, no answer): %d\n", s.Shed, s.Errors)
 	fmt.Fprintf(w, "degraded answers: %s\n", kv(s.Degraded))
 	fmt.Fprintf(w, "client latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n", s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.Max)
 	fmt.Fprintf(w, "server total_time_ms: p50 %.1f  p99 %.1f\n", s.ServerTotal.P50, s.ServerTotal.P99)
@@ -493,12 +495,12 @@ func printLevel(w io.Writer, s Summary) {
 }
 
 func printTable(w io.Writer, sums []Summary) {
-	fmt.Fprintln(w, "\n| clients | requests | QPS | p50 ms | p90 ms | p99 ms | max ms | server p50 | server p99 | errors | degraded | search RSS peak MiB | load avg |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---|")
+	fmt.Fprintln(w, "\n| clients | requests | QPS | p50 ms | p90 ms | p99 ms | max ms | server p50 | server p99 | degraded answers | shed (503) | errors | search RSS peak MiB | load avg |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---|")
 	for _, s := range sums {
 		errs := map[string]int{}
 		for k, v := range s.Status {
-			if k != "2xx" {
+			if k != "2xx" && k != "shed" {
 				errs[k] = v
 			}
 		}
@@ -506,9 +508,9 @@ func printTable(w io.Writer, sums []Summary) {
 		if s.RSS != nil {
 			rss = fmt.Sprintf("%.0f", s.RSS.PeakMiB)
 		}
-		fmt.Fprintf(w, "| %d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %d | %s | %s | %s |\n",
 			s.Clients, s.Requests, s.QPS, s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.Max,
-			s.ServerTotal.P50, s.ServerTotal.P99, orNone(kv(errs)), orNone(kv(s.Degraded)), rss, s.LoadAvg)
+			s.ServerTotal.P50, s.ServerTotal.P99, orNone(kv(s.Degraded)), s.Shed, orNone(kv(errs)), rss, s.LoadAvg)
 	}
 }
 

@@ -51,7 +51,8 @@ func summarise(vals []float64) Dist {
 type Result struct {
 	Start    time.Duration // since the level started
 	Latency  time.Duration
-	Status   int // 0 when the request got no HTTP answer
+	Status   int  // 0 when the request got no HTTP answer
+	Shed     bool // 503 with Retry-After: refused by admission control, not failed
 	Err      string
 	Degraded []string
 	Entities int // query.entities in the answer
@@ -64,8 +65,10 @@ type Summary struct {
 	Clients     int                `json:"clients"`
 	Requests    int                `json:"requests"`
 	Elapsed     float64            `json:"elapsed_s"`
-	QPS         float64            `json:"qps"`
-	Status      map[string]int     `json:"status"` // 2xx, 4xx, 5xx, transport
+	QPS         float64            `json:"qps"`    // 2xx answers per second
+	Status      map[string]int     `json:"status"` // 2xx, shed, 3xx, 4xx, 5xx, transport
+	Shed        int                `json:"shed_503"`
+	Errors      int                `json:"errors"` // every request neither 2xx nor shed
 	Degraded    map[string]int     `json:"degraded"`
 	Latency     Dist               `json:"latency_ms"`
 	ServerTotal Dist               `json:"server_total_ms"`
@@ -92,22 +95,27 @@ func statusClass(code int) string {
 	}
 }
 
-// summariseLevel folds the results of one level. Server-side numbers come from
-// 2xx answers only; latency counts every request that got an HTTP answer.
+// summariseLevel folds the results of one level. QPS and the server-side numbers
+// come from 2xx answers only; latency counts every request that got an HTTP answer
+// except the ones admission control shed (a 503 with Retry-After, counted apart:
+// a refusal at once is neither an answer nor a failure of a dependency).
 func summariseLevel(clients int, elapsed time.Duration, rs []Result) Summary {
 	s := Summary{Clients: clients, Requests: len(rs), Elapsed: elapsed.Seconds(),
 		Status: map[string]int{}, Degraded: map[string]int{}, PhaseP50: map[string]float64{}}
-	if elapsed > 0 {
-		s.QPS = float64(len(rs)) / elapsed.Seconds()
-	}
 	var lat, total []float64
 	phases := map[string][]float64{}
 	for _, r := range rs {
+		if r.Shed {
+			s.Status["shed"]++
+			s.Shed++
+			continue
+		}
 		s.Status[statusClass(r.Status)]++
 		if r.Status != 0 {
 			lat = append(lat, ms(r.Latency))
 		}
 		if r.Status < 200 || r.Status >= 300 {
+			s.Errors++
 			continue
 		}
 		for _, d := range r.Degraded {
@@ -117,6 +125,9 @@ func summariseLevel(clients int, elapsed time.Duration, rs []Result) Summary {
 		for k, v := range r.Phases {
 			phases[k] = append(phases[k], v)
 		}
+	}
+	if elapsed > 0 {
+		s.QPS = float64(s.Status["2xx"]) / elapsed.Seconds()
 	}
 	s.Latency, s.ServerTotal = summarise(lat), summarise(total)
 	for k, v := range phases {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
@@ -68,11 +70,15 @@ func TestSummariseLevel(t *testing.T) {
 		{Latency: msd(30), Status: 400},
 		{Latency: msd(5), Status: 503},
 		{Latency: msd(1000), Status: 0, Err: "connection refused"},
+		{Latency: msd(1), Status: 503, Shed: true},
+		{Latency: msd(2), Status: 503, Shed: true},
 	}
 	got := summariseLevel(8, 2*time.Second, rs)
 	want := Summary{
-		Clients: 8, Requests: 6, Elapsed: 2, QPS: 3,
-		Status:   map[string]int{"2xx": 3, "4xx": 1, "5xx": 1, "transport": 1},
+		// QPS counts the 2xx answers; the two shed requests are neither answers
+		// (their latency is left out) nor errors.
+		Clients: 8, Requests: 8, Elapsed: 2, QPS: 1.5, Shed: 2, Errors: 3,
+		Status:   map[string]int{"2xx": 3, "4xx": 1, "5xx": 1, "transport": 1, "shed": 2},
 		Degraded: map[string]int{"graph": 2, "bm25": 1},
 		// answered latencies sorted: 5 10 20 30 40 → p50 = 3rd, p90 = p99 = 5th
 		Latency: Dist{N: 5, P50: 20, P90: 40, P99: 40, Max: 40},
@@ -207,5 +213,35 @@ func TestLoadQueries(t *testing.T) {
 	}
 	if _, err := loadQueries(js); err == nil {
 		t.Error("loadQueries with no queries: got nil error, want one")
+	}
+}
+
+// TestDoSearchShed: a 503 with Retry-After (admission control) is shed, a 503
+// without it is an error, and neither is an answer.
+func TestDoSearchShed(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		retryAfter string
+		wantShed   bool
+	}{{"admission control", "1", true}, {"other 503", "", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if tc.retryAfter != "" {
+					w.Header().Set("Retry-After", tc.retryAfter)
+				}
+				w.Header().Set("Content-Type", "application/problem+json")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte(`{"title":"overloaded"}`))
+			}))
+			defer srv.Close()
+			r := doSearch(srv.Client(), config{search: srv.URL, k: 10}, "q", time.Now())
+			if r.Status != http.StatusServiceUnavailable || r.Shed != tc.wantShed {
+				t.Errorf("got status %d shed %v, want 503 shed %v", r.Status, r.Shed, tc.wantShed)
+			}
+			s := summariseLevel(1, time.Second, []Result{r})
+			if s.Shed+s.Errors != 1 || (s.Shed == 1) != tc.wantShed || s.QPS != 0 {
+				t.Errorf("summary: shed %d errors %d QPS %v", s.Shed, s.Errors, s.QPS)
+			}
+		})
 	}
 }
