@@ -28,6 +28,7 @@ import (
 	"github.com/kgsearch/kgsearch/services/search/internal/admission"
 	"github.com/kgsearch/kgsearch/services/search/internal/api"
 	"github.com/kgsearch/kgsearch/services/search/internal/bm25"
+	"github.com/kgsearch/kgsearch/services/search/internal/chunkcache"
 	"github.com/kgsearch/kgsearch/services/search/internal/config"
 	"github.com/kgsearch/kgsearch/services/search/internal/entities"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
@@ -70,7 +71,15 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	lag := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "kgsearch", Subsystem: "search", Name: "index_lag",
 		Help: "Changes in the store not yet applied to the BM25 index (store seq - index watermark)."})
 	srv.Registry().MustRegister(lag)
-	idx := indexer.New(st, ix, indexer.Config{Interval: cfg.SyncInterval}, logger, func(n int64) { lag.Set(float64(n)) })
+	// Hydration reads chunk rows through a cache that follows the index's change feed.
+	var chunks pipeline.Store = st
+	icfg := indexer.Config{Interval: cfg.SyncInterval}
+	var cache *chunkcache.Cache
+	if cfg.ChunkCache > 0 {
+		cache = chunkcache.New(st, cfg.ChunkCache)
+		chunks, icfg.OnChange = chunkcache.Wrap(st, cache), cache.Forget
+	}
+	idx := indexer.New(st, ix, icfg, logger, func(n int64) { lag.Set(float64(n)) })
 	srv.Registry().MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "kgsearch", Subsystem: "search",
 		Name: "index_watermark", Help: "Last change sequence number applied to the BM25 index."},
 		func() float64 { return float64(ix.Watermark()) }))
@@ -90,14 +99,18 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	po := cfg.PipelineOptions()
 	po.Tokens = tc.Count
-	pipe := pipeline.New(queryparse.New(finder), embedder, st, kg, ix, idx, rk, po, logger, pipeline.NewMetrics(srv.Registry()))
+	pipe := pipeline.New(queryparse.New(finder), embedder, chunks, kg, ix, idx, rk, po, logger, pipeline.NewMetrics(srv.Registry()))
 	// Every search, from the API, the MCP tool (through the API) and the web pages,
 	// passes admission control first.
 	limited := admission.Limited{Next: pipe, L: admission.New(cfg.AdmissionOptions(), srv.Registry())}
 
 	api.New(srv, api.Deps{
 		Search: limited, Index: idx, KG: kg, Reindex: api.ReindexFunc(func(ctx context.Context) error {
-			return ix.Rebuild(ctx, indexer.Fill(st, logger))
+			err := ix.Rebuild(ctx, indexer.Fill(st, logger))
+			if cache != nil {
+				cache.Clear() // the rebuilt index skipped the feed's changes up to its watermark
+			}
+			return err
 		}),
 		Info: map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
 	}).Register()

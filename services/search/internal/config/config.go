@@ -39,6 +39,7 @@ type Config struct {
 	ExpandTimeout time.Duration // SEARCH_EXPAND_TIMEOUT: kg expand
 	Candidates    int           // SEARCH_CANDIDATES: pool size per retriever
 	QueryCache    int           // SEARCH_QUERY_CACHE: recent query vectors kept (0: none)
+	ChunkCache    int           // SEARCH_CHUNK_CACHE: chunk rows kept for hydration (0: none)
 
 	// Admission control (package admission): searches beyond MaxInFlight wait up to
 	// QueueWait in a queue of at most Queue, and are otherwise refused with 503.
@@ -80,6 +81,11 @@ var (
 	DefaultSuggestRatePerAddr = httpserver.Rate{PerSecond: 20, Burst: 60}
 )
 
+// DefaultChunkCache is the number of chunk rows kept for hydration: a documentation
+// site of some 15k chunks fits (about 3.5 KB a row with its 384-float embedding, so
+// ~55 MB when full).
+const DefaultChunkCache = 16384
+
 // Default returns the configuration used when no variable is set. The search tuning
 // (deadline, timeouts, candidates, expansion) is the pipeline's own defaults.
 func Default() Config {
@@ -99,6 +105,7 @@ func Default() Config {
 		ExpandTimeout:       po.ExpandTimeout,
 		Candidates:          po.Candidates,
 		QueryCache:          po.QueryCache,
+		ChunkCache:          DefaultChunkCache,
 		MaxInFlight:         ad.MaxInFlight,
 		Queue:               ad.MaxQueue,
 		QueueWait:           ad.MaxWait,
@@ -136,6 +143,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.ExpandTimeout = r.Duration("SEARCH_EXPAND_TIMEOUT", c.ExpandTimeout)
 	c.Candidates = r.Int("SEARCH_CANDIDATES", c.Candidates)
 	c.QueryCache = r.Int("SEARCH_QUERY_CACHE", c.QueryCache)
+	c.ChunkCache = r.Int("SEARCH_CHUNK_CACHE", c.ChunkCache)
 	c.MaxInFlight = r.Int("SEARCH_MAX_INFLIGHT", c.MaxInFlight)
 	c.Queue = r.Int("SEARCH_QUEUE", c.MaxInFlight)
 	c.QueueWait = r.Duration("SEARCH_QUEUE_WAIT", c.QueueWait)
@@ -249,6 +257,9 @@ func (c Config) Validate() error {
 	}
 	if c.Candidates < 10 || c.Candidates > 1000 {
 		bad("SEARCH_CANDIDATES", "%d is outside 10..1000", c.Candidates)
+	}
+	if c.ChunkCache < 0 || c.ChunkCache > 10_000_000 {
+		bad("SEARCH_CHUNK_CACHE", "%d is outside 0..10000000 (0: no cache)", c.ChunkCache)
 	}
 	if c.QueryCache < 0 || c.QueryCache > 1_000_000 {
 		bad("SEARCH_QUERY_CACHE", "%d is outside 0..1000000 (0: no cache)", c.QueryCache)

@@ -53,6 +53,9 @@ func DocFromStore(d store.Document) Doc {
 type Config struct {
 	Interval  time.Duration // tail interval; default 1s
 	BatchSize int           // changes read per round; default 500
+	// OnChange, when set, is called with the document of every change read from the
+	// feed, before the document is read (the chunk cache forgets its rows there).
+	OnChange func(documentID string)
 }
 
 // Indexer tails the change feed into a bm25.Index. It is safe for concurrent use.
@@ -249,6 +252,11 @@ func (x *Indexer) opsFor(ctx context.Context, changes []store.Change) ([]bm25.Op
 	last := make(map[string]int, len(changes))
 	for i, c := range changes {
 		last[c.DocumentID] = i
+	}
+	if x.cfg.OnChange != nil {
+		for id := range last {
+			x.cfg.OnChange(id)
+		}
 	}
 	ops := make([]bm25.Op, 0, len(last))
 	for i, c := range changes {

@@ -26,6 +26,7 @@ import (
 	"github.com/kgsearch/kgsearch/services/search/internal/admission"
 	"github.com/kgsearch/kgsearch/services/search/internal/api"
 	"github.com/kgsearch/kgsearch/services/search/internal/bm25"
+	"github.com/kgsearch/kgsearch/services/search/internal/chunkcache"
 	"github.com/kgsearch/kgsearch/services/search/internal/config"
 	"github.com/kgsearch/kgsearch/services/search/internal/entities"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
@@ -45,6 +46,7 @@ type Env struct {
 	Store    *store.Store
 	Index    *bm25.Index
 	Indexer  *indexer.Indexer
+	Chunks   *chunkcache.Cache // hydration's chunk cache
 	KG       *kgapitest.Server
 	Embedder *embedtest.Hash
 	Pipeline *pipeline.Pipeline
@@ -106,7 +108,9 @@ func New(t testing.TB, o Options) *Env {
 	}
 	t.Cleanup(func() { ix.Close() })
 	e.Index = ix
-	e.Indexer = indexer.New(st, ix, indexer.Config{Interval: 50 * time.Millisecond}, logger, nil)
+	// Hydration reads through a chunk cache following the feed, as in the service.
+	e.Chunks = chunkcache.New(st, 1000)
+	e.Indexer = indexer.New(st, ix, indexer.Config{Interval: 50 * time.Millisecond, OnChange: e.Chunks.Forget}, logger, nil)
 	if e.Finder, err = entities.NewFinder(); err != nil {
 		t.Fatal(err)
 	}
@@ -133,14 +137,18 @@ func New(t testing.TB, o Options) *Env {
 	if o.Pipeline != nil {
 		o.Pipeline(&po)
 	}
-	e.Pipeline = pipeline.New(queryparse.New(e.Finder), e.Embedder, st, kg, ix, e.Indexer, rk, po, logger, nil)
+	e.Pipeline = pipeline.New(queryparse.New(e.Finder), e.Embedder, chunkcache.Wrap(st, e.Chunks), kg, ix, e.Indexer, rk, po, logger, nil)
 	e.Server = httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0"}, logger)
 	var searcher api.Searcher = e.Pipeline
 	if o.Admission != nil {
 		searcher = admission.Limited{Next: e.Pipeline, L: admission.New(*o.Admission, nil)}
 	}
 	a := api.New(e.Server, api.Deps{Search: searcher, Index: e.Indexer, KG: lister,
-		Reindex: api.ReindexFunc(func(ctx context.Context) error { return ix.Rebuild(ctx, indexer.Fill(st, logger)) })})
+		Reindex: api.ReindexFunc(func(ctx context.Context) error {
+			err := ix.Rebuild(ctx, indexer.Fill(st, logger))
+			e.Chunks.Clear()
+			return err
+		})})
 	a.Register()
 	e.HTTP = httptest.NewServer(e.Server.Engine())
 	t.Cleanup(e.HTTP.Close)
