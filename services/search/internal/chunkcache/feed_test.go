@@ -56,7 +56,7 @@ func TestFollowsTheChangeFeed(t *testing.T) {
 	}
 
 	doc.Chunks = []searchtest.Chunk{{Text: "new first"}} // one chunk now: id 0 reused, id 1 gone
-	e.Add(t, doc)                                          // writes and syncs the index
+	e.Add(t, doc)                                        // writes and syncs the index
 	if got := read(); !equal(got, "new first", "other") {
 		t.Errorf("after the update was synced: %q, want new first, other", got)
 	}
