@@ -45,9 +45,9 @@ type Cache struct {
 	hits, misses uint64
 }
 
-// New returns a cache of at most max rows in front of src (max >= 1).
-func New(src Source, max int) *Cache {
-	return &Cache{src: src, max: max, rows: map[int64]*list.Element{}, byDoc: map[string]map[int64]struct{}{}}
+// New returns a cache of at most size rows in front of src (size >= 1).
+func New(src Source, size int) *Cache {
+	return &Cache{src: src, max: size, rows: map[int64]*list.Element{}, byDoc: map[string]map[int64]struct{}{}}
 }
 
 // ChunksByIDs returns the rows of ids in their order, each at most once, leaving out
