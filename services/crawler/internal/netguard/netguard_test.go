@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/dns/dnsmessage"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/testsite"
 )
 
 func TestClassify(t *testing.T) {
@@ -385,36 +385,6 @@ func fakeDNS(t *testing.T, addr netip.Addr) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			var p dnsmessage.Parser
-			h, err := p.Start(buf[:n])
-			if err != nil {
-				continue
-			}
-			q, err := p.Question()
-			if err != nil {
-				continue
-			}
-			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
-			b.EnableCompression()
-			_ = b.StartQuestions()
-			_ = b.Question(q)
-			_ = b.StartAnswers()
-			if q.Type == dnsmessage.TypeA {
-				_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: addr.As4()})
-			}
-			msg, err := b.Finish()
-			if err != nil {
-				continue
-			}
-			_, _ = pc.WriteTo(msg, from)
-		}
-	}()
+	go testsite.ServeDNS(pc, func(string) (netip.Addr, bool) { return addr, true })
 	return pc.LocalAddr().String()
 }

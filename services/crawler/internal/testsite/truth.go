@@ -138,7 +138,12 @@ func (s *Site) Resolver() *net.Resolver {
 			panic("testsite: start DNS server: " + err.Error())
 		}
 		s.dns = pc
-		go serveDNS(pc, s.Hosts())
+		known := map[string]bool{}
+		for _, n := range s.Hosts() {
+			known[strings.ToLower(n)] = true
+		}
+		loopback := netip.MustParseAddr("127.0.0.1")
+		go ServeDNS(pc, func(name string) (netip.Addr, bool) { return loopback, known[name] })
 	}
 	addr := s.dns.LocalAddr().String()
 	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -147,12 +152,12 @@ func (s *Site) Resolver() *net.Resolver {
 	}}
 }
 
-func serveDNS(pc net.PacketConn, names []string) {
-	known := map[string]bool{}
-	for _, n := range names {
-		known[strings.ToLower(n)+"."] = true
-	}
-	loopback := netip.MustParseAddr("127.0.0.1").As4()
+// ServeDNS answers the DNS queries that reach pc until it is closed: a name that
+// answer knows (given lower-case, without the final dot) gets its address for an
+// A query and no records for other types; any other name is NXDOMAIN. The
+// crawler's tests use it to give test host names (or an attacker's name) an
+// address.
+func ServeDNS(pc net.PacketConn, answer func(name string) (netip.Addr, bool)) {
 	buf := make([]byte, 1500)
 	for {
 		n, from, err := pc.ReadFrom(buf)
@@ -168,7 +173,7 @@ func serveDNS(pc net.PacketConn, names []string) {
 		if err != nil {
 			continue
 		}
-		hit := known[strings.ToLower(q.Name.String())]
+		addr, hit := answer(strings.TrimSuffix(strings.ToLower(q.Name.String()), "."))
 		rcode := dnsmessage.RCodeSuccess
 		if !hit {
 			rcode = dnsmessage.RCodeNameError
@@ -178,7 +183,7 @@ func serveDNS(pc net.PacketConn, names []string) {
 		_ = b.Question(q)
 		_ = b.StartAnswers()
 		if hit && q.Type == dnsmessage.TypeA {
-			_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: loopback})
+			_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: addr.As4()})
 		}
 		msg, err := b.Finish()
 		if err != nil {
