@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,14 +61,45 @@ func TestRelatedEntitiesAreWhatTheTopPagesAreAbout(t *testing.T) {
 		{EntityRef: kgapi.EntityRef{ID: "tabular", Name: "tabular", Type: "concept"}, Weight: 0.14, Documents: 2},   // one page's word
 		{EntityRef: kgapi.EntityRef{ID: "io", Name: "io", Type: "module"}, Weight: 0.13, Documents: 21},             // a top title names it
 	}
+	// io's page is a top page, but the passage that answers the query (the first
+	// result's chunk) says nothing of io.
 	pages := topPages(csvPages, nil)
 	got := names(relatedEntities(q, fb, csvPages, pages, 650))
-	if diff := cmp.Diff([]string{"DictReader", "io"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"DictReader"}, got); diff != "" {
 		t.Errorf("related entities (-want +got):\n%s", diff)
 	}
+	// When io's chunk is the one most similar to the query, it answers too.
+	similar := slices.Clone(csvPages)
+	for i, s := range []float64{0.41, 0.62, 0.30} {
+		similar[i].Candidate.VectorSimilarity, similar[i].Candidate.HasVector = s, true
+	}
+	pages = topPages(similar, nil)
+	if diff := cmp.Diff([]string{"DictReader", "io"}, names(relatedEntities(q, fb, similar, pages, 650))); diff != "" {
+		t.Errorf("io's chunk closest to the query: related entities (-want +got):\n%s", diff)
+	}
 	// A corpus of 100 documents makes io (21 of them) generic even with its title.
-	if got := names(relatedEntities(q, fb, csvPages, pages, 100)); len(got) != 1 || got[0] != "DictReader" {
+	if got := names(relatedEntities(q, fb, similar, pages, 100)); len(got) != 1 || got[0] != "DictReader" {
 		t.Errorf("in a 100-document scope: got %v, want only DictReader", got)
+	}
+}
+
+func TestRelatedEntitiesNotParameterNames(t *testing.T) {
+	q := query("create directories with makedirs when it exists already")
+	text := "os.makedirs(name, mode=0o777, exist_ok=False)\n\n" +
+		"Recursive directory creation function that makes all the directories needed to contain the leaf.\n" +
+		"If exist_ok is False, an error is raised when the target directory exists already.\n"
+	fb := []kgapi.WeightedEntity{
+		{EntityRef: kgapi.EntityRef{ID: "os.makedirs", Name: "os.makedirs", Type: "function"}, Weight: 0.3, Documents: 3},
+		{EntityRef: kgapi.EntityRef{ID: "exist_ok", Name: "exist_ok", Type: "identifier"}, Weight: 0.2, Documents: 3},
+	}
+	results := []ranker.Result{page("os", "os — Miscellaneous operating system interfaces", []string{"os — Miscellaneous", "Files and Directories"}, text)}
+	if diff := cmp.Diff([]string{"os.makedirs"}, names(relatedEntities(q, fb, results, topPages(results, nil), 650))); diff != "" {
+		t.Errorf("a parameter of the signature is no related entity (-want +got):\n%s", diff)
+	}
+	// A heading naming it makes it a topic of its own.
+	results[0].Candidate.Headings = append(results[0].Candidate.Headings, "The exist_ok flag")
+	if diff := cmp.Diff([]string{"os.makedirs", "exist_ok"}, names(relatedEntities(q, fb, results, topPages(results, nil), 650))); diff != "" {
+		t.Errorf("a parameter a heading names (-want +got):\n%s", diff)
 	}
 }
 
@@ -87,7 +119,7 @@ func TestRelatedEntitiesNoneWhenNothingIsGoodEnough(t *testing.T) {
 	}
 }
 
-func TestRelatedEntitiesAtMostThreeBestFirst(t *testing.T) {
+func TestRelatedEntitiesAtMostTwoBestFirst(t *testing.T) {
 	q := query("parse command line arguments")
 	results := []ranker.Result{page("argparse", "argparse — Parser for command-line options", []string{"argparse — Parser", "Example"},
 		"The argparse module makes it easy to write user-friendly command-line interfaces.\n"+
@@ -99,7 +131,7 @@ func TestRelatedEntitiesAtMostThreeBestFirst(t *testing.T) {
 		fb = append(fb, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: n, Name: n, Type: "function"}, Weight: 0.2, Documents: 3})
 	}
 	got := relatedEntities(q, fb, results, topPages(results, nil), 650)
-	if diff := cmp.Diff([]string{"argparse", "ArgumentParser.add_argument", "ArgumentParser.parse_args"}, names(got)); diff != "" {
+	if diff := cmp.Diff([]string{"argparse", "ArgumentParser.add_argument"}, names(got)); diff != "" {
 		t.Errorf("related entities (-want +got):\n%s", diff)
 	}
 	for i := 1; i < len(got); i++ {
@@ -131,8 +163,10 @@ func TestSuggestions(t *testing.T) {
 	}{
 		{"named by a top title or heading, or sharing a query word, in their own spelling", q, []RelatedEntity{
 			{Name: "argparse"}, {Name: "getopt"}, {Name: "ArgumentParser.parse_args"}, {Name: "sys.argv"},
-		}, []string{"argparse", "getopt", "ArgumentParser.parse_args"}},
+		}, []string{"argparse", "getopt"}},
 		{"not what the query already says", query("argparse subcommands"), []RelatedEntity{{Name: "argparse"}}, []string{}},
+		{"not the last part of a dotted name the query says", query("argparse.ArgumentParser"), []RelatedEntity{{Name: "ArgumentParser"}, {Name: "getopt"}},
+			[]string{"getopt"}},
 		{"an entity mentioned in passing is no suggestion", q, []RelatedEntity{{Name: "sys.argv"}}, []string{}},
 		{"nothing to suggest", q, nil, []string{}},
 	} {
@@ -165,6 +199,13 @@ func TestDefinedName(t *testing.T) {
 }
 
 func TestEvidenceHelpers(t *testing.T) {
+	params := "(name, mode=0o777, exist_ok=false)\n(*, follow_symlinks=true)\n(src, dst)"
+	for name, want := range map[string]bool{"exist_ok": true, "follow_symlinks": true, "dst": true, "name": true, "mode": true,
+		"ok": false, "0o777": false, "os.makedirs": false, "true": false} {
+		if got := isParameter(params, name); got != want {
+			t.Errorf("isParameter(%q) = %v, want %v", name, got, want)
+		}
+	}
 	if !isProseLine("The csv module implements classes to read and write tabular data.") {
 		t.Error("a sentence is prose")
 	}

@@ -24,8 +24,8 @@ const (
 	// naming what the results are about.
 	headPages = 3
 	// maxRelated and maxSuggested cap the lists.
-	maxRelated   = 3
-	maxSuggested = 3
+	maxRelated   = 2
+	maxSuggested = 2
 	// genericShare: an entity mentioned by more than this share of the documents the
 	// search covers is generic (a builtin, a keyword, the product's own name, a base
 	// class every page uses) unless a top page's title names it, up to
@@ -54,6 +54,14 @@ type candidateEntity struct {
 type evidence struct {
 	title, heading, query bool
 	prose                 int // top pages mentioning it in a sentence or defining it
+	// answer: a passage that answers the query (answerPassages) names it in a
+	// heading, mentions it in a sentence or defines it.
+	answer bool
+	// parameter: a bare lower-case identifier that the top pages' signatures take
+	// as a parameter and none of them defines with a signature of its own
+	// ("follow_symlinks", "from_email"; a bare line naming it, as attribute and
+	// signal-argument lists write them, does not count).
+	parameter bool
 }
 
 func (e evidence) score(weight float64) float64 {
@@ -68,18 +76,82 @@ func (e evidence) score(weight float64) float64 {
 
 // topPage is what one top result page says, lower-cased for matching: the title's
 // subject, the heading path of its result chunk below the page's root, the lines of
-// its retrieved chunks that read as sentences, and the API names those chunks
-// define.
+// its retrieved chunks that read as sentences, the API names those chunks define and
+// the parameter lists of their signatures; and each of those chunks as a passage.
 type topPage struct {
-	title, headings, prose string
-	defines                []string
+	title, headings, prose, params string
+	defines                        []string
+	callables                      []string  // the defined names whose signature has a parameter list
+	passages                       []passage // the result chunk first
+}
+
+// passage is one retrieved chunk, lower-cased: its whole heading path, its
+// sentences, the names it defines, and its vector similarity to the query when the
+// vector retriever found it.
+type passage struct {
+	headings, prose string
+	defines         []string
+	similarity      float64
+	hasSimilarity   bool
+}
+
+// readChunk splits a chunk's text into its sentences, the names its signature lines
+// define and those signatures' parameter lists.
+func readChunk(text string) (prose, defines, params []string) {
+	for _, line := range strings.Split(text, "\n") {
+		if isProseLine(line) {
+			prose = append(prose, line)
+		} else if d, args := signature(line); d != "" {
+			defines = append(defines, strings.ToLower(d))
+			params = append(params, strings.ToLower(args))
+		}
+	}
+	return prose, defines, params
+}
+
+// newPassage is the passage of chunk c, whose sentences and defined names
+// readChunk found.
+func newPassage(c ranker.Candidate, prose, defines []string) passage {
+	return passage{headings: strings.ToLower(strings.Join(c.Headings, "\n")), prose: strings.ToLower(strings.Join(prose, "\n")),
+		defines: defines, similarity: c.VectorSimilarity, hasSimilarity: c.HasVector}
+}
+
+// mentions reports whether the passage names the lower-cased name in a heading or
+// a sentence, or defines it.
+func (p passage) mentions(n string) bool {
+	return containsName(p.headings, n) || containsName(p.prose, n) || definesName(p.defines, n)
+}
+
+// answerPassages are the passages that answer the query: the first result's chunk
+// (the best by the final score) and, among the chunks of the top pages, the one
+// most similar to the query by the vector retriever. An entity the top pages
+// mention elsewhere is what the pages mention, not what answers the query (judged
+// on the dev sets: "priority queue" → Queue.put_nowait, "what is the GIL" →
+// hashlib).
+func answerPassages(pages []topPage) []passage {
+	if len(pages) == 0 || len(pages[0].passages) == 0 {
+		return nil
+	}
+	out := []passage{pages[0].passages[0]}
+	var closest *passage
+	for i := range pages {
+		for j := range pages[i].passages {
+			if ps := &pages[i].passages[j]; ps.hasSimilarity && (closest == nil || ps.similarity > closest.similarity) {
+				closest = ps
+			}
+		}
+	}
+	if closest != nil {
+		out = append(out, *closest)
+	}
+	return out
 }
 
 // topPages reads the first aboutPages distinct pages of the ranking. Beside each
 // page's result chunk, the other chunks of the page that retrieval found for this
 // query (more) are read for sentences and definitions: they are the parts of the
 // page that bear on the query, not the whole page.
-func topPages(ranked []ranker.Result, more func(docID string) []string) []topPage {
+func topPages(ranked []ranker.Result, more func(docID string) []ranker.Candidate) []topPage {
 	var out []topPage
 	seen := map[string]bool{}
 	for _, r := range ranked {
@@ -97,23 +169,29 @@ func topPages(ranked []ranker.Result, more func(docID string) []string) []topPag
 		if len(c.Headings) > 1 {
 			heads = c.Headings[1:]
 		}
-		texts := []string{c.Text}
+		chunks := []ranker.Candidate{c}
 		if more != nil && c.DocumentID != "" {
-			texts = append(texts, more(c.DocumentID)...)
-		}
-		var prose []string
-		var defines []string
-		for _, t := range texts {
-			for _, line := range strings.Split(t, "\n") {
-				if isProseLine(line) {
-					prose = append(prose, line)
-				} else if d := definedName(line); d != "" {
-					defines = append(defines, strings.ToLower(d))
+			for _, o := range more(c.DocumentID) {
+				if o.ChunkID == "" || o.ChunkID != c.ChunkID {
+					chunks = append(chunks, o)
 				}
 			}
 		}
+		var prose, defines, params, callables []string
+		var passages []passage
+		for _, ch := range chunks {
+			p, d, a := readChunk(ch.Text)
+			prose, defines, params = append(prose, p...), append(defines, d...), append(params, a...)
+			for i := range d {
+				if a[i] != "" {
+					callables = append(callables, d[i])
+				}
+			}
+			passages = append(passages, newPassage(ch, p, d))
+		}
 		out = append(out, topPage{title: strings.ToLower(subject), headings: strings.ToLower(strings.Join(heads, "\n")),
-			prose: strings.ToLower(strings.Join(prose, "\n")), defines: defines})
+			prose: strings.ToLower(strings.Join(prose, "\n")), params: strings.Join(params, "\n"), defines: defines,
+			callables: callables, passages: passages})
 		if len(out) == aboutPages {
 			break
 		}
@@ -121,15 +199,22 @@ func topPages(ranked []ranker.Result, more func(docID string) []string) []topPag
 	return out
 }
 
-// definedName returns the name a line of reference documentation defines — a
+// definedName returns the name a line of reference documentation defines (signature).
+func definedName(line string) string {
+	name, _ := signature(line)
+	return name
+}
+
+// signature returns the name a line of reference documentation defines — a
 // signature on a line of its own, as documentation generators write them:
 // "class csv.DictReader(f, fieldnames=None)", "@functools.lru_cache(maxsize=128)",
 // "exception asyncio.BrokenBarrierError", "never_cache(view_func)[source]" — or "".
 // A line ending in ":" is code (a definition in an example), not documentation.
-func definedName(line string) string {
+// args is the signature's parameter list, with its parentheses, or "".
+func signature(line string) (name, args string) {
 	line = strings.TrimSpace(line)
 	if line == "" || len(line) > 200 || strings.HasSuffix(line, ":") {
-		return ""
+		return "", ""
 	}
 	for {
 		word, rest, ok := strings.Cut(line, " ")
@@ -146,12 +231,12 @@ func definedName(line string) string {
 	}
 	name, rest := line[:end], strings.TrimSpace(line[end:])
 	if name == "" || name[0] >= '0' && name[0] <= '9' || strings.HasSuffix(name, ".") {
-		return ""
+		return "", ""
 	}
 	if rest == "" || strings.HasPrefix(rest, "(") && strings.HasSuffix(strings.TrimSuffix(rest, "[source]"), ")") {
-		return name
+		return name, strings.TrimSuffix(rest, "[source]")
 	}
-	return ""
+	return "", ""
 }
 
 // signatureKeywords precede a name in a signature line.
@@ -161,8 +246,10 @@ var signatureKeywords = map[string]bool{"class": true, "exception": true, "async
 // defines reports whether the page defines the lower-cased name, or a dotted name
 // ending in it, or the name ends in the dotted name defined ("Decimal.from_float"
 // for "classmethod from_float(f)").
-func (p topPage) definesName(n string) bool {
-	for _, d := range p.defines {
+func (p topPage) definesName(n string) bool { return definesName(p.defines, n) }
+
+func definesName(defines []string, n string) bool {
+	for _, d := range defines {
 		if d == n || strings.HasSuffix(d, "."+n) || strings.HasSuffix(n, "."+d) {
 			return true
 		}
@@ -236,6 +323,7 @@ func isNameByte(b byte) bool {
 func gather(pages []topPage, name string, terms []string) evidence {
 	n := strings.ToLower(name)
 	var ev evidence
+	defined, param := false, false
 	for i, p := range pages {
 		if i < headPages {
 			ev.title = ev.title || containsName(p.title, n)
@@ -244,9 +332,38 @@ func gather(pages []topPage, name string, terms []string) evidence {
 		if containsName(p.prose, n) || p.definesName(n) {
 			ev.prose++
 		}
+		defined = defined || definesName(p.callables, n)
+		param = param || isParameter(p.params, n)
 	}
+	for _, a := range answerPassages(pages) {
+		ev.answer = ev.answer || a.mentions(n)
+	}
+	ev.parameter = param && !defined
 	ev.query = sharesQueryWord(name, terms)
 	return ev
+}
+
+// isParameter reports whether the lower-cased name is a bare identifier
+// (lower-case letters, digits, underscores) named as a parameter in one of the
+// signatures' parameter lists: after "(", "," or "*" and before "=", "," or ")".
+func isParameter(params, n string) bool {
+	if n == "" || strings.TrimLeft(n, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return false
+	}
+	for off := 0; off < len(params); {
+		i := strings.Index(params[off:], n)
+		if i < 0 {
+			return false
+		}
+		i += off
+		before := strings.TrimRight(params[:i], " ")
+		after := strings.TrimLeft(params[i+len(n):], " ")
+		if before != "" && strings.ContainsAny(before[len(before)-1:], "(,*") && after != "" && strings.ContainsAny(after[:1], "=,)") {
+			return true
+		}
+		off = i + 1
+	}
+	return false
 }
 
 // sharesQueryWord reports whether one of the name's parts (split at punctuation and
@@ -368,9 +485,13 @@ func usageChain(name string) bool {
 //   - a file name only when a top title or heading names it;
 //   - the top pages name it in a title, a heading or a sentence (a name found only
 //     in code examples is an example's name);
-//   - and it is named by a top title or heading or shares a word with the query,
+//   - it is named by a top title or heading or shares a word with the query,
 //     or several top pages mention it in sentences and it weighs at least
-//     salientWeight of the feedback centroid.
+//     salientWeight of the feedback centroid;
+//   - a passage that answers the query names, mentions or defines it
+//     (answerPassages);
+//   - and it is not a parameter name of the top pages' signatures unless a top
+//     title or heading names it.
 //
 // Kept entities are scored by their weight times their evidence, best first; those
 // under minRelatedScore or relativeScore of the best are dropped.
@@ -413,6 +534,8 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 		case !named && ev.prose == 0:
 			continue
 		case !named && !ev.query && (ev.prose < 2 || c.weight < salientWeight):
+			continue
+		case !ev.answer, ev.parameter && !named:
 			continue
 		}
 		out = append(out, kept{c, ev.score(c.weight)})
@@ -461,7 +584,7 @@ func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ran
 	return relatedFrom(q, cands, pages, 0, "results")
 }
 
-// suggestions are up to three queries a person would type next: the related
+// suggestions are up to maxSuggested queries a person would type next: the related
 // entities that a top page's title or heading names or that share a word with the
 // query (the thing that answers it, or a sibling), in their own spelling
 // (`json.dumps`, `QuerySet.select_related`), never one the query already contains.
@@ -473,8 +596,8 @@ func suggestions(q queryparse.Query, related []RelatedEntity, pages []topPage) [
 	query := strings.ToLower(q.Normalized)
 	for _, r := range related {
 		name := strings.TrimSpace(r.Name)
-		if containsName(query, strings.ToLower(name)) {
-			continue
+		if n := strings.ToLower(name); containsName(query, n) || strings.Contains(query, "."+n) {
+			continue // what the query says, or the last part of a dotted name it says
 		}
 		ev := gather(pages, name, q.Terms)
 		if !ev.title && !ev.heading && !ev.query {
@@ -488,15 +611,15 @@ func suggestions(q queryparse.Query, related []RelatedEntity, pages []topPage) [
 	return out
 }
 
-// pageChunks returns, for a document, the texts of its other hydrated candidate
-// chunks that pass the request's filters, in retrieval order.
-func (s *search) pageChunks() func(docID string) []string {
-	return func(docID string) []string {
-		var out []string
+// pageChunks returns, for a document, its hydrated candidate chunks (the result
+// chunk among them) that pass the request's filters, in retrieval order.
+func (s *search) pageChunks() func(docID string) []ranker.Candidate {
+	return func(docID string) []ranker.Candidate {
+		var out []ranker.Candidate
 		for _, id := range s.order {
 			c := s.cands[id]
 			if c.hydrated && c.c.DocumentID == docID && c.c.Text != "" {
-				out = append(out, c.c.Text)
+				out = append(out, c.c)
 			}
 		}
 		return out
