@@ -6,7 +6,10 @@ import (
 	"net/http"
 )
 
-// FeedbackSeed is a page a first ranking put on top, with its first-pass score.
+// FeedbackSeed is a page a first ranking put on top, with its first-pass score. The
+// weight orders the seeds (kg uses one per 50 documents it holds) and weights the
+// five heaviest in the related entities; every seed used counts once in the
+// candidates' scores.
 type FeedbackSeed struct {
 	DocumentID string  `json:"document_id"`
 	Weight     float64 `json:"weight"`

@@ -4,8 +4,8 @@
 // graph, and which entities are those top pages about.
 //
 // Feedback is pseudo-relevance feedback through the Document→Chunk→Entity graph: the
-// seed pages' tf-idf entity vectors are summed (weighted by their first-pass scores)
-// into a centroid, and a candidate scores the cosine of its own vector with it. It
+// seed pages' tf-idf entity vectors are summed into a centroid, and a candidate
+// scores the cosine of its own vector with it. It
 // needs no query entity, so it applies to every query, and it reads only memory: the
 // profiles are loaded from Neo4j at start, replaced by every ingest and delete this
 // process serves, and reloaded periodically so that changes made through other kg
@@ -60,8 +60,10 @@ type weight struct {
 // sums is Feedback's scratch: the centroid weight and the number of seeds
 // mentioning each entity index, and the indexes touched (to clear them after).
 type sums struct {
-	centroid []float64
-	support  []int32
+	centroid []float64 // every seed once: scores the candidates
+	named    []float64 // the entity seeds by weight: names the related entities
+	support  []int32   // entity seeds mentioning the entity
+	seen     []bool
 	touched  []int32
 }
 
@@ -190,6 +192,9 @@ func (s *Store) Keep(ctx context.Context, src Source, interval time.Duration, lo
 // docsPerSeed is how many documents the store must hold per seed used by Feedback.
 const docsPerSeed = 50
 
+// entitySeeds is how many of the heaviest seeds name the related entities.
+const entitySeeds = 5
+
 // Seed is a first-pass result: a document and how strongly it was ranked (> 0).
 type Seed struct {
 	DocumentID string
@@ -210,8 +215,17 @@ type Result struct {
 }
 
 // Feedback scores candidates by the cosine of their tf-idf entity vectors with the
-// weighted centroid of the seeds' vectors, and returns the centroid's top entities
-// (at most topEntities). Unknown documents score 0 and are left out of Scores.
+// centroid of the seeds' vectors, every seed counting once, and returns the top
+// entities (at most topEntities) of the centroid of the entitySeeds heaviest seeds
+// weighted by their first-pass scores. Unknown documents score 0 and are left out
+// of Scores.
+//
+// The seeds count equally in the score (classic pseudo-relevance feedback): the
+// first-pass scores of the top pages are close and not calibrated, and weighting by
+// them let the first page pull the centroid towards its own local names; measured
+// on the dev sets with eight seeds (docs/adr/0006-graph-feedback.md). The related
+// entities keep the weighted centroid of the five heaviest: what the very top pages
+// are about.
 //
 // Two guards keep the feedback from drifting away from the query. Only the
 // heaviest seeds are used, one per docsPerSeed documents held (at least one): in a
@@ -233,24 +247,30 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 	}
 	sc := s.borrow()
 	defer s.giveBack(sc)
-	used := 0
-	for _, sd := range seeds {
+	used := 0 // entity seeds with a profile
+	for i, sd := range seeds {
 		v := s.vecs[sd.DocumentID]
-		if len(v) > 0 {
+		named := i < entitySeeds
+		if named && len(v) > 0 {
 			used++
 		}
 		for _, x := range v {
-			if sc.support[x.e] == 0 {
+			if !sc.seen[x.e] {
+				sc.seen[x.e] = true
 				sc.touched = append(sc.touched, x.e)
 			}
-			sc.centroid[x.e] += sd.Weight * x.w
-			sc.support[x.e]++ // seeds mentioning the entity
+			sc.centroid[x.e] += x.w
+			if named {
+				sc.named[x.e] += sd.Weight * x.w
+				sc.support[x.e]++ // entity seeds mentioning the entity
+			}
 		}
 	}
 	res := Result{Scores: map[string]float64{}}
-	norm := 0.0
+	norm, namedNorm := 0.0, 0.0
 	for _, e := range sc.touched {
 		norm += sc.centroid[e] * sc.centroid[e]
+		namedNorm += sc.named[e] * sc.named[e]
 	}
 	if norm == 0 {
 		return res
@@ -265,7 +285,9 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 			res.Scores[c] = min(dot/norm, 1)
 		}
 	}
-	res.Entities = s.top(sc, min(used, 2), norm, topEntities)
+	if namedNorm > 0 {
+		res.Entities = s.top(sc, min(used, 2), math.Sqrt(namedNorm), topEntities)
+	}
 	return res
 }
 
@@ -274,7 +296,8 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 func (s *Store) borrow() *sums {
 	sc, _ := s.scratch.Get().(*sums)
 	if sc == nil || len(sc.centroid) != len(s.ids) {
-		sc = &sums{centroid: make([]float64, len(s.ids)), support: make([]int32, len(s.ids))}
+		sc = &sums{centroid: make([]float64, len(s.ids)), named: make([]float64, len(s.ids)),
+			support: make([]int32, len(s.ids)), seen: make([]bool, len(s.ids))}
 	}
 	return sc
 }
@@ -282,7 +305,7 @@ func (s *Store) borrow() *sums {
 // giveBack clears what Feedback touched and returns the slices to the pool.
 func (s *Store) giveBack(sc *sums) {
 	for _, e := range sc.touched {
-		sc.centroid[e], sc.support[e] = 0, 0
+		sc.centroid[e], sc.named[e], sc.support[e], sc.seen[e] = 0, 0, 0, false
 	}
 	sc.touched = sc.touched[:0]
 	s.scratch.Put(sc)
@@ -351,8 +374,9 @@ func (s *Store) vector(docID string, n float64, index map[string]int32) []weight
 	return v
 }
 
-// top returns the centroid's heaviest entities among those at least minSupport seeds
-// mention: what the seed pages have in common, not one page's local names.
+// top returns the entity seeds' centroid's heaviest entities among those at least
+// minSupport of them mention: what the top pages have in common, not one page's
+// local names.
 func (s *Store) top(sc *sums, minSupport int, norm float64, limit int) []Entity {
 	if limit <= 0 {
 		return nil
@@ -374,7 +398,7 @@ func (s *Store) top(sc *sums, minSupport int, norm float64, limit int) []Entity 
 		if int(sc.support[e]) < minSupport {
 			continue
 		}
-		c := cand{s.ids[e], sc.centroid[e] / norm}
+		c := cand{s.ids[e], sc.named[e] / norm}
 		if len(best) == limit && heavier(c, best[limit-1]) >= 0 {
 			continue
 		}

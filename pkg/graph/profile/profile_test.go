@@ -3,6 +3,7 @@ package profile
 import (
 	"context"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/kgsearch/kgsearch/pkg/graph"
@@ -147,5 +148,30 @@ func TestRefreshAndDeleteKeepDocumentFrequencies(t *testing.T) {
 	}
 	if len(fresh.entities) != len(s.entities) {
 		t.Errorf("incremental store holds %d entities, full load %d", len(s.entities), len(fresh.entities))
+	}
+}
+
+// TestFeedbackScoresCountSeedsEqually: the candidates' scores do not depend on the
+// seeds' weights, each seed counts once (referenceFeedback checks the entities).
+func TestFeedbackScoresCountSeedsEqually(t *testing.T) {
+	src := corpus()
+	for i := range 100 { // enough documents for two seeds (one per docsPerSeed)
+		id := "filler-" + strconv.Itoa(i)
+		src[id] = []graph.EntityCount{ec("own-"+strconv.Itoa(i), 1)}
+	}
+	s := New()
+	if err := s.Load(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	cands := []string{"enum-howto", "enum-ref", "constants", "json", "pickle"}
+	equal := s.Feedback([]Seed{{DocumentID: "enum-ref", Weight: 1}, {DocumentID: "json", Weight: 1}}, cands, 5)
+	skewed := s.Feedback([]Seed{{DocumentID: "enum-ref", Weight: 9}, {DocumentID: "json", Weight: 0.1}}, cands, 5)
+	if len(equal.Scores) != len(cands) {
+		t.Fatalf("scores %v, want one per candidate", equal.Scores)
+	}
+	for id, w := range equal.Scores {
+		if g := skewed.Scores[id]; math.Abs(g-w) > 1e-12 {
+			t.Errorf("score of %s: %v with skewed seed weights, %v with equal ones; want the same", id, g, w)
+		}
 	}
 }

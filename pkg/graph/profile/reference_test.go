@@ -43,25 +43,33 @@ func referenceFeedback(s *Store, seeds []Seed, candidates []string, topEntities 
 	if len(seeds) == 0 || len(s.docs[seeds[0].DocumentID]) == 0 {
 		return res
 	}
-	centroid, support, used := map[string]float64{}, map[string]int{}, 0
-	for _, sd := range seeds {
+	// Candidates are scored against every seed counted once; the entities come from
+	// the first entitySeeds seeds weighted by their scores.
+	centroid, named, support, used := map[string]float64{}, map[string]float64{}, map[string]int{}, 0
+	for i, sd := range seeds {
 		v := vec(sd.DocumentID)
-		if len(v) > 0 {
+		if i < entitySeeds && len(v) > 0 {
 			used++
 		}
 		for id, w := range v {
-			centroid[id] += sd.Weight * w
-			support[id]++
+			centroid[id] += w
+			if i < entitySeeds {
+				named[id] += sd.Weight * w
+				support[id]++
+			}
 		}
 	}
-	norm := 0.0
+	norm, namedNorm := 0.0, 0.0
 	for _, w := range centroid {
 		norm += w * w
+	}
+	for _, w := range named {
+		namedNorm += w * w
 	}
 	if norm == 0 {
 		return res
 	}
-	norm = math.Sqrt(norm)
+	norm, namedNorm = math.Sqrt(norm), math.Sqrt(namedNorm)
 	for _, c := range candidates {
 		dot := 0.0
 		for id, w := range vec(c) {
@@ -71,9 +79,9 @@ func referenceFeedback(s *Store, seeds []Seed, candidates []string, topEntities 
 			res.Scores[c] = min(dot/norm, 1)
 		}
 	}
-	for id, w := range centroid {
-		if e := s.entities[id]; e != nil && support[id] >= min(used, 2) {
-			res.Entities = append(res.Entities, Entity{ID: id, Name: e.name, Type: e.typ, Weight: w / norm})
+	for id, w := range named {
+		if e := s.entities[id]; e != nil && support[id] >= min(used, 2) && namedNorm > 0 {
+			res.Entities = append(res.Entities, Entity{ID: id, Name: e.name, Type: e.typ, Weight: w / namedNorm})
 		}
 	}
 	slices.SortFunc(res.Entities, func(a, b Entity) int {
@@ -120,7 +128,7 @@ func TestFeedbackEqualsReference(t *testing.T) {
 			}
 		}
 		var seeds []Seed
-		for i := range 1 + rng.IntN(8) {
+		for i := range 1 + rng.IntN(10) {
 			seeds = append(seeds, Seed{DocumentID: docs[rng.IntN(len(docs))], Weight: 1 / float64(i+1)})
 		}
 		cands := make([]string, 0, 150)

@@ -13,17 +13,20 @@ const feedbackName = "feedback"
 
 // Graph feedback limits.
 const (
-	feedbackSeeds      = 5    // first-pass pages whose entities seed the feedback
+	// feedbackSeeds first-pass pages seed the feedback, each counting once in the
+	// scores (kg's related entities come from the five heaviest). Eight was chosen
+	// across both dev corpora; ADR 0006 has the measurements.
+	feedbackSeeds      = 8
 	feedbackEntities   = 40   // entities the seeds are about: the candidates for related entities
 	feedbackCandidates = 2000 // documents scored (kg's limit)
 )
 
 // graphFeedback is the second half of phase 3: expansion seeded by the results
 // rather than by the query's entities. A first ranking without the graph signal picks
-// the top pages; kg sums their entity profiles into a centroid and scores every
-// candidate page by how close its own profile is (pkg kg profile). A candidate's graph
-// signal becomes the larger of its direct match score and its feedback score scaled
-// so that the closest page has 1. It needs no query entity, so the graph signal
+// the top pages; kg sums their entity profiles, each page once, into a centroid and
+// scores every candidate page by how close its own profile is (pkg/graph/profile). A
+// candidate's graph signal becomes the larger of its direct match score and its
+// feedback score scaled so that the closest page has 1. It needs no query entity, so the graph signal
 // applies to every query. It runs when expansion is asked for, the graph weight is
 // not 0 and the graph retriever did not fail; a failure leaves the direct scores and
 // is reported as degraded "feedback".
