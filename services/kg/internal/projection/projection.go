@@ -36,6 +36,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kgsearch/kgsearch/pkg/graph"
 )
@@ -106,6 +107,10 @@ type group struct {
 	contribs []*contrib // by document id
 	conf     float64
 	weight   float64
+	// rendered is the group as a graph.Edge from its entity's side, built by the
+	// first read after a change (readers share it; aggregate, which every change
+	// of contribs goes through under the write lock, drops it).
+	rendered atomic.Pointer[graph.Edge]
 }
 
 // contrib is one document's contribution to a relation, shared by the groups of
@@ -366,6 +371,7 @@ func aggregate(g *group) {
 	}
 	g.conf = 1.0 - p*(1.0-maxConf)
 	g.weight = w + maxW
+	g.rendered.Store(nil)
 }
 
 func abs(x float64) float64 {

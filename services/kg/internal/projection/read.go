@@ -165,29 +165,52 @@ func (v view) MatchChunks(_ context.Context, ids []string, totalChunks int64, li
 const maxEvidence = 20
 
 func (v view) Neighbours(_ context.Context, sources, exclude, types []string, minConf float64, perSource int) ([]graph.Neighbour, error) {
-	var out []graph.Neighbour
-	for _, sid := range sources {
-		s := v.p.entities[sid]
-		if s == nil || !s.exists {
-			continue
-		}
-		n := 0
-		for _, g := range s.sorted {
-			if n == perSource || g.conf < minConf {
-				break
-			}
-			if slices.Contains(exclude, g.key.other) || len(types) > 0 && !slices.Contains(types, g.key.typ) {
+	each := func(fn func(sid string, t *entity, g *group)) {
+		for _, sid := range sources {
+			s := v.p.entities[sid]
+			if s == nil || !s.exists {
 				continue
 			}
-			t := v.p.entities[g.key.other]
-			if t == nil || !t.exists {
-				continue
+			n := 0
+			for _, g := range s.sorted {
+				if n == perSource || g.conf < minConf {
+					break
+				}
+				if slices.Contains(exclude, g.key.other) || len(types) > 0 && !slices.Contains(types, g.key.typ) {
+					continue
+				}
+				t := v.p.entities[g.key.other]
+				if t == nil || !t.exists {
+					continue
+				}
+				fn(sid, t, g)
+				n++
 			}
-			out = append(out, graph.Neighbour{Source: sid, Target: t.stats.EntityRef, Edge: edge(sid, g)})
-			n++
 		}
 	}
+	count := 0 // the answer is allocated once, at its size
+	each(func(string, *entity, *group) { count++ })
+	if count == 0 {
+		return nil, nil
+	}
+	out := make([]graph.Neighbour, 0, count)
+	each(func(sid string, t *entity, g *group) {
+		out = append(out, graph.Neighbour{Source: sid, Target: t.stats.EntityRef, Edge: renderedEdge(sid, g)})
+	})
 	return out, nil
+}
+
+// renderedEdge is edge(source, g), built once per change of the group. The
+// Sources and Evidence slices are shared by every reader (clipped, so an append
+// by a caller copies them).
+func renderedEdge(source string, g *group) graph.Edge {
+	if e := g.rendered.Load(); e != nil {
+		return *e
+	}
+	e := edge(source, g)
+	e.Sources, e.Evidence = slices.Clip(e.Sources), slices.Clip(e.Evidence)
+	g.rendered.Store(&e)
+	return e
 }
 
 // edge renders an aggregated group as the Store does: evidence is the
