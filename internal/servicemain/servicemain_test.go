@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -71,5 +72,18 @@ func TestRunExitStatusAndLogs(t *testing.T) {
 	if code := Run(context.Background(), "svc", envconf.FromMap(nil), &out, fromEnv,
 		func(context.Context, testConfig, *slog.Logger) error { return nil }); code != 2 || !strings.Contains(out.String(), "KGS_PPROF_ADDR") {
 		t.Errorf("a non-loopback KGS_PPROF_ADDR: exit %d, output %q; want 2 naming it", code, out.String())
+	}
+}
+
+func TestDefaultGCPercent(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	if got := DefaultGCPercent(300); got != 300 || debug.SetGCPercent(300) != 300 {
+		t.Errorf("GOGC unset: got %d, want 300 in effect", got)
+	}
+	t.Setenv("GOGC", "150")
+	debug.SetGCPercent(150) // what the runtime read from GOGC at start
+	if got := DefaultGCPercent(300); got != 150 || debug.SetGCPercent(150) != 150 {
+		t.Errorf("GOGC=150: got %d, want 150 kept", got)
 	}
 }

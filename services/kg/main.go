@@ -10,4 +10,7 @@ import (
 	"github.com/kgsearch/kgsearch/services/kg/internal/config"
 )
 
-func main() { servicemain.Main("kg", config.FromEnv, app.Run) }
+func main() {
+	servicemain.DefaultGCPercent(300) // GOGC unset: see docs/adr/0008
+	servicemain.Main("kg", config.FromEnv, app.Run)
+}

@@ -19,5 +19,6 @@ func main() {
 	if *reindex {
 		run = app.Reindex
 	}
+	servicemain.DefaultGCPercent(300) // GOGC unset: see docs/adr/0008
 	servicemain.Main("search", config.FromEnv, run)
 }
