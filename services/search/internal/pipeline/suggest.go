@@ -269,17 +269,14 @@ func isProseLine(line string) bool {
 			return false
 		}
 	}
-	fields := strings.Fields(line)
-	if len(fields) < 6 {
-		return false
-	}
-	plain := 0
-	for _, f := range fields {
+	fields, plain := 0, 0
+	for f := range strings.FieldsSeq(line) { // no slice: this runs on every line of the top pages
+		fields++
 		if isPlainWord(f) {
 			plain++
 		}
 	}
-	return 10*plain >= 6*len(fields)
+	return fields >= 6 && 10*plain >= 6*fields
 }
 
 // isPlainWord: a letter, then lower-case letters or apostrophes, then at most one
