@@ -193,12 +193,37 @@ func TestSearchFilters(t *testing.T) {
 			if len(hits) != tt.want {
 				t.Errorf("got %d hits, want %d", len(hits), tt.want)
 			}
+			// The ids-only search answers the same chunks, in the same order.
+			ids, err := s.SearchVectorIDs(ctx, q, 100, tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]VectorHit, len(hits))
+			for i, h := range hits {
+				want[i] = VectorHit{ID: h.ID, DocumentID: h.DocumentID, Distance: h.Distance}
+			}
+			if !slices.Equal(ids, want) {
+				t.Errorf("SearchVectorIDs: %d hits, want the %d of SearchVectors in their order", len(ids), len(want))
+			}
 			for _, h := range hits {
 				if !tt.ok(info[h.DocumentID]) {
 					t.Errorf("hit from %s %+v does not match the filter", h.URL, info[h.DocumentID])
 				}
 			}
 		})
+	}
+	// k below the matches: answered from the HNSW index without the exact fallback.
+	for _, f := range []Filter{{}, {Domains: []string{"b.example"}}} {
+		hits, err1 := s.SearchVectors(ctx, q, 10, f)
+		ids, err2 := s.SearchVectorIDs(ctx, q, 10, f)
+		if err1 != nil || err2 != nil || len(hits) != 10 || len(ids) != 10 {
+			t.Fatalf("k=10 with %+v: %d hits (%v), %d ids (%v)", f, len(hits), err1, len(ids), err2)
+		}
+		for i, h := range hits {
+			if ids[i] != (VectorHit{ID: h.ID, DocumentID: h.DocumentID, Distance: h.Distance}) {
+				t.Errorf("k=10 with %+v: id hit %d = %+v, want %d %s %v", f, i, ids[i], h.ID, h.DocumentID, h.Distance)
+			}
+		}
 	}
 }
 
