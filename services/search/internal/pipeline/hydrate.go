@@ -63,9 +63,9 @@ func (p *Pipeline) completeBM25(ctx context.Context, s *search) {
 	}
 }
 
-// hydrateChunks reads the text, offsets and embedding of candidates the vector
-// retriever did not return (one ChunksByIDs call) and the document metadata of every
-// candidate. Candidates whose chunk no longer exists stay unhydrated and are dropped.
+// hydrateChunks reads the text, offsets and embedding of the candidates (one
+// ChunksByIDs call; the vector retriever returns ids only) and the document metadata
+// of every candidate. Candidates whose chunk no longer exists stay unhydrated and are dropped.
 func (p *Pipeline) hydrateChunks(ctx context.Context, cands map[string]*cand, order []string) error {
 	var ids []int64
 	for _, id := range order {

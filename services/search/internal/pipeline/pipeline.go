@@ -21,7 +21,9 @@ import (
 
 // Store is the part of the MariaDB store the pipeline reads.
 type Store interface {
-	SearchVectors(ctx context.Context, vec []float32, k int, f store.Filter) ([]store.Hit, error)
+	// SearchVectorIDs finds the nearest chunks; their rows come from ChunksByIDs with
+	// the other candidates' (hydration, through the chunk cache in the service).
+	SearchVectorIDs(ctx context.Context, vec []float32, k int, f store.Filter) ([]store.VectorHit, error)
 	ChunksByIDs(ctx context.Context, ids []int64) ([]store.Chunk, error)
 	GetDocument(ctx context.Context, id string) (store.Document, error)
 }

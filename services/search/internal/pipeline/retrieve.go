@@ -118,7 +118,7 @@ func (p *Pipeline) retrieveVector(ctx context.Context, s *search) (int, error) {
 		return 0, err
 	}
 	s.qvec = vec
-	hits, err := p.st.SearchVectors(ctx, s.qvec, p.opt.Candidates, storeFilter(s.req))
+	hits, err := p.st.SearchVectorIDs(ctx, s.qvec, p.opt.Candidates, storeFilter(s.req))
 	s.vecHits = hits
 	return len(hits), err
 }
@@ -185,8 +185,7 @@ func (s *search) mergeVector() {
 		}
 		c.sources |= srcVector
 		c.c.VectorSimilarity, c.c.HasVector = ranker.SimilarityFromDistance(h.Distance), true
-		fillFromChunk(c, h.Chunk)
-		c.c.DocumentID, c.c.URL, c.c.Title, c.c.Published = h.DocumentID, h.URL, h.Title, h.PublishedAt
+		c.c.DocumentID = h.DocumentID // text, embedding and document fields: hydrate
 	}
 }
 

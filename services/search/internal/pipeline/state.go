@@ -26,7 +26,7 @@ type search struct {
 	// retrieve: one outcome per retriever, indexed by the signal it feeds, and what
 	// each retriever returned (written by its own goroutine, read after they all end)
 	out     [len(ranker.Signals)]outcome
-	vecHits []store.Hit
+	vecHits []store.VectorHit
 	qvec    []float32
 	bmHits  []bm25.Hit
 	match   *kgapi.MatchResponse
