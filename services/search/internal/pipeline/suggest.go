@@ -122,6 +122,16 @@ func (p passage) mentions(n string) bool {
 	return containsName(p.headings, n) || containsName(p.prose, n) || definesName(p.defines, n)
 }
 
+// mentionedIn reports whether one of the passages mentions the lower-cased name.
+func mentionedIn(passages []passage, n string) bool {
+	for _, a := range passages {
+		if a.mentions(n) {
+			return true
+		}
+	}
+	return false
+}
+
 // answerPassages are the passages that answer the query: the first result's chunk
 // (the best by the final score) and, among the chunks of the top pages, the one
 // most similar to the query by the vector retriever. An entity the top pages
@@ -332,9 +342,7 @@ func gather(pages []topPage, name string, terms []string) evidence {
 		defined = defined || definesName(p.callables, n)
 		param = param || isParameter(p.params, n)
 	}
-	for _, a := range answerPassages(pages) {
-		ev.answer = ev.answer || a.mentions(n)
-	}
+	ev.answer = mentionedIn(answerPassages(pages), n)
 	ev.parameter = param && !defined
 	ev.query = sharesQueryWord(name, terms)
 	return ev
@@ -508,6 +516,7 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 	}
 	var out []kept
 	seen := map[string]bool{}
+	answers := answerPassages(pages)
 	for _, c := range cands {
 		key := strings.ToLower(strings.TrimSpace(c.name))
 		if key == "" || seen[key] || excluded[key] || excluded[strings.ToLower(c.id)] || !finite(c.weight) || c.weight <= 0 {
@@ -515,6 +524,11 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 		}
 		seen[key] = true
 		if noiseName(c.name, c.typ) {
+			continue
+		}
+		if !mentionedIn(answers, strings.ToLower(c.name)) {
+			// Required below (ev.answer); most candidates fail it, so it is asked
+			// before gather reads every top page for them.
 			continue
 		}
 		ev := gather(pages, c.name, q.Terms)
