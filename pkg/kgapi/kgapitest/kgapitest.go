@@ -44,9 +44,13 @@ type Server struct {
 	*httptest.Server
 	x *extract.Extractor
 
-	mu        sync.Mutex
-	entities  map[string]kgapi.EntityRef
-	mentions  map[string][]mention // entity id → chunks
+	mu       sync.Mutex
+	entities map[string]kgapi.EntityRef
+	mentions map[string][]mention // entity id → chunks
+	// profiles are the documents' entity profiles for feedback, built from
+	// mentions on first use and dropped whenever mentions change (as kg keeps
+	// them in its projection instead of rebuilding them per call).
+	profiles  *profile.Store
 	relations []relation
 	docs      map[string]int      // entity id → documents
 	docEnts   map[string][]string // document id → the entity ids it counted in docs
@@ -120,6 +124,7 @@ func (s *Server) index(docID string, res extract.Result) {
 	}
 	for _, m := range res.Mentions {
 		s.mentions[m.EntityID] = append(s.mentions[m.EntityID], mention{chunk: m.ChunkID, doc: docID, score: float64(m.Count) * m.Confidence})
+		s.profiles = nil
 	}
 	for _, r := range res.Relations {
 		s.relations = append(s.relations, relation{from: r.From, to: r.To, typ: r.Type, doc: docID, conf: r.Confidence})
@@ -144,6 +149,7 @@ func (s *Server) forget(docID string) bool {
 			}
 		}
 		s.mentions[id] = kept
+		s.profiles = nil
 	}
 	kept := s.relations[:0]
 	for _, r := range s.relations {
@@ -235,6 +241,7 @@ func (s *Server) AddEntity(id, name, typ string, chunks map[string]float64, docI
 		d := docID(c)
 		docs[d] = true
 		s.mentions[id] = append(s.mentions[id], mention{chunk: c, doc: d, score: chunks[c]})
+		s.profiles = nil
 	}
 	s.docs[id] += len(docs)
 }
@@ -457,7 +464,31 @@ func (s *Server) feedback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"title":"bad request","detail":"seeds is empty"}`, http.StatusBadRequest)
 		return
 	}
+	st := s.feedbackProfiles(r.Context())
+	seeds := make([]profile.Seed, 0, len(req.Seeds))
+	for _, sd := range req.Seeds {
+		seeds = append(seeds, profile.Seed{DocumentID: sd.DocumentID, Weight: sd.Weight})
+	}
+	res := st.Feedback(seeds, req.Candidates, req.Entities)
+	out := kgapi.FeedbackResponse{Scores: []kgapi.DocumentScore{}, Entities: []kgapi.WeightedEntity{}}
+	for id, v := range res.Scores {
+		out.Scores = append(out.Scores, kgapi.DocumentScore{DocumentID: id, Score: v})
+	}
+	slices.SortFunc(out.Scores, func(a, b kgapi.DocumentScore) int { return cmp.Compare(b.Score, a.Score) })
+	for _, e := range res.Entities {
+		out.Entities = append(out.Entities, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type}, Weight: e.Weight})
+	}
+	writeJSON(w, out)
+}
+
+// feedbackProfiles returns the documents' entity profiles, built from the
+// mentions on the first call after they changed.
+func (s *Server) feedbackProfiles(ctx context.Context) *profile.Store {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.profiles != nil {
+		return s.profiles
+	}
 	counts := map[string]map[string]int64{}
 	for id, ms := range s.mentions {
 		for _, m := range ms {
@@ -474,23 +505,10 @@ func (s *Server) feedback(w http.ResponseWriter, r *http.Request) {
 			src[doc] = append(src[doc], graph.EntityCount{Entity: graph.EntityRef{ID: id, Name: e.Name, Type: e.Type}, Count: n})
 		}
 	}
-	s.mu.Unlock()
 	st := profile.New()
-	_ = st.Load(r.Context(), src) // profiles never fails
-	seeds := make([]profile.Seed, 0, len(req.Seeds))
-	for _, sd := range req.Seeds {
-		seeds = append(seeds, profile.Seed{DocumentID: sd.DocumentID, Weight: sd.Weight})
-	}
-	res := st.Feedback(seeds, req.Candidates, req.Entities)
-	out := kgapi.FeedbackResponse{Scores: []kgapi.DocumentScore{}, Entities: []kgapi.WeightedEntity{}}
-	for id, v := range res.Scores {
-		out.Scores = append(out.Scores, kgapi.DocumentScore{DocumentID: id, Score: v})
-	}
-	slices.SortFunc(out.Scores, func(a, b kgapi.DocumentScore) int { return cmp.Compare(b.Score, a.Score) })
-	for _, e := range res.Entities {
-		out.Entities = append(out.Entities, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: e.ID, Name: e.Name, Type: e.Type}, Weight: e.Weight})
-	}
-	writeJSON(w, out)
+	_ = st.Load(ctx, src) // profiles never fails
+	s.profiles = st
+	return st
 }
 
 // retrieve answers the one-round-trip call as the kg service does: the match,

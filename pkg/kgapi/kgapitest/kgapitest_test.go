@@ -111,3 +111,40 @@ func TestFailures(t *testing.T) {
 		t.Errorf("match while down: got %v, want ErrUnavailable", err)
 	}
 }
+
+// TestFeedbackFollowsChanges: the fake keeps its entity profiles between feedback
+// calls, and an added entity or a deleted document changes the next answer.
+func TestFeedbackFollowsChanges(t *testing.T) {
+	s := New(t)
+	docOf := func(chunk string) string { return chunk[:2] } // "d1#0" → "d1"
+	s.AddEntity("a", "A", "library", map[string]float64{"d1#0": 1, "d2#0": 1}, docOf)
+	s.AddEntity("b", "B", "library", map[string]float64{"d3#0": 1}, docOf)
+	c := kgapi.NewClient(s.URL, nil, "")
+	ctx := context.Background()
+	scores := func() map[string]float64 {
+		t.Helper()
+		resp, err := c.Feedback(ctx, kgapi.FeedbackRequest{Seeds: []kgapi.FeedbackSeed{{DocumentID: "d1", Weight: 1}},
+			Candidates: []string{"d2", "d3"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, sc := range resp.Scores {
+			out[sc.DocumentID] = sc.Score
+		}
+		return out
+	}
+	if got := scores(); got["d2"] <= 0 || got["d3"] != 0 {
+		t.Fatalf("before: got %v, want d2 > 0 and d3 absent", got)
+	}
+	s.AddEntity("a2", "A", "library", map[string]float64{"d1#1": 1, "d3#1": 1}, docOf)
+	if got := scores(); got["d3"] <= 0 {
+		t.Errorf("after an entity shared by d1 and d3: got %v, want d3 > 0", got)
+	}
+	if err := c.DeleteDocument(ctx, "d2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := scores(); got["d2"] != 0 {
+		t.Errorf("after deleting d2: got %v, want d2 absent", got)
+	}
+}
