@@ -21,7 +21,8 @@ func (p *Pipeline) format(s *search) *Response {
 	}
 	resp.ResultCount = len(resp.Results)
 	pages := topPages(s.ranked, s.pageChunks())
-	resp.RelatedEntities, resp.SuggestedQueries = relatedAndSuggested(s.q, s.fbEntities, s.ranked, pages, p.scopeSize(s.req))
+	resp.RelatedEntities = relatedEntities(s.q, s.fbEntities, s.ranked, pages, p.scopeSize(s.req))
+	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities, pages)
 	if s.req.Explain {
 		resp.Explain = s.explain()
 	}

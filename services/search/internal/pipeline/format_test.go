@@ -151,52 +151,6 @@ func TestRelatedEntitiesWithoutFeedbackUseTheResultsMentions(t *testing.T) {
 	}
 }
 
-func TestRelatedAndSuggestedShowTheFirstOfEach(t *testing.T) {
-	q := query("parse command line arguments")
-	results := []ranker.Result{page("argparse", "argparse — Parser for command-line options", []string{"argparse — Parser", "Example"},
-		"The ArgumentParser.add_argument method and the argparse module make it easy to write user-friendly interfaces.\n"+
-			"ArgumentParser.add_argument(name or flags...)\n")}
-	var fb []kgapi.WeightedEntity
-	for _, n := range []string{"ArgumentParser.add_argument", "argparse"} {
-		fb = append(fb, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: n, Name: n, Type: "function"}, Weight: 0.2, Documents: 3})
-	}
-	pages := topPages(results, nil)
-	if diff := cmp.Diff([]string{"argparse", "ArgumentParser.add_argument"}, names(relatedEntities(q, fb, results, pages, 650))); diff != "" {
-		t.Fatalf("setup: related entities (-want +got):\n%s", diff)
-	}
-	related, suggested := relatedAndSuggested(q, fb, results, pages, 650)
-	if diff := cmp.Diff([]string{"argparse"}, names(related)); diff != "" {
-		t.Errorf("shown related entities: only the first (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"argparse"}, suggested); diff != "" {
-		t.Errorf("suggested queries: only the first (-want +got):\n%s", diff)
-	}
-	// A suggestion may come from the related entity that is not shown: sys.argv,
-	// mentioned in the sentences of two top pages, is related but no suggestion
-	// (no title, heading or query word names it); getopt, a heading, is both.
-	results = []ranker.Result{
-		page("argparse", "argparse — Parser for command-line options", []string{"argparse — Parser", "getopt"},
-			"Both the argparse module and the getopt module read the sys.argv list of the program's arguments.\n"),
-		page("sys", "sys — System-specific parameters", []string{"sys — System-specific parameters", "Variables"},
-			"The list sys.argv holds the command line arguments passed to a Python script when it starts.\n"),
-	}
-	fb = []kgapi.WeightedEntity{
-		{EntityRef: kgapi.EntityRef{ID: "sys.argv", Name: "sys.argv", Type: "attribute"}, Weight: 0.3, Documents: 3},
-		{EntityRef: kgapi.EntityRef{ID: "getopt", Name: "getopt", Type: "module"}, Weight: 0.2, Documents: 3},
-	}
-	pages = topPages(results, nil)
-	if diff := cmp.Diff([]string{"sys.argv", "getopt"}, names(relatedEntities(q, fb, results, pages, 650))); diff != "" {
-		t.Fatalf("setup: related entities (-want +got):\n%s", diff)
-	}
-	related, suggested = relatedAndSuggested(q, fb, results, pages, 650)
-	if diff := cmp.Diff([]string{"sys.argv"}, names(related)); diff != "" {
-		t.Errorf("shown related entities (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"getopt"}, suggested); diff != "" {
-		t.Errorf("suggestion from the related entity not shown (-want +got):\n%s", diff)
-	}
-}
-
 func TestSuggestions(t *testing.T) {
 	q := query("parse command line arguments")
 	pages := topPages([]ranker.Result{page("argparse", "argparse — Parser for command-line options", []string{"argparse — Parser", "getopt"},
@@ -209,8 +163,7 @@ func TestSuggestions(t *testing.T) {
 	}{
 		{"named by a top title or heading, or sharing a query word, in their own spelling", q, []RelatedEntity{
 			{Name: "argparse"}, {Name: "getopt"}, {Name: "ArgumentParser.parse_args"}, {Name: "sys.argv"},
-		}, []string{"argparse"}},
-		{"the first that qualifies, not the first related entity", q, []RelatedEntity{{Name: "sys.argv"}, {Name: "getopt"}}, []string{"getopt"}},
+		}, []string{"argparse", "getopt"}},
 		{"not what the query already says", query("argparse subcommands"), []RelatedEntity{{Name: "argparse"}}, []string{}},
 		{"not the last part of a dotted name the query says", query("argparse.ArgumentParser"), []RelatedEntity{{Name: "ArgumentParser"}, {Name: "getopt"}},
 			[]string{"getopt"}},

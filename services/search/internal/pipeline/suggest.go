@@ -23,13 +23,9 @@ const (
 	// headPages is how many of the top result pages' titles and headings count as
 	// naming what the results are about.
 	headPages = 3
-	// maxRelated caps the related entities selected (relatedFrom), from which
-	// the suggestions are drawn; shownRelated and maxSuggested cap what the
-	// response shows. Judged on the dev sets, the second item was useful less
-	// often than the first (eval/suggest/README.md, "Fifth round").
+	// maxRelated and maxSuggested cap the lists.
 	maxRelated   = 2
-	shownRelated = 1
-	maxSuggested = 1
+	maxSuggested = 2
 	// genericShare: an entity mentioned by more than this share of the documents the
 	// search covers is generic (a builtin, a keyword, the product's own name, a base
 	// class every page uses) unless a top page's title names it, up to
@@ -597,15 +593,6 @@ func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ran
 		cands = append(cands, candidateEntity{name: n, weight: 0.3 * float64(count[n]) / float64(len(ranked))})
 	}
 	return relatedFrom(q, cands, pages, 0, "results")
-}
-
-// relatedAndSuggested are the related entities and suggested queries a response
-// shows: the first shownRelated of the related entities (relatedEntities), and the
-// suggestions drawn from all of them (suggestions), so that a suggestion may come
-// from a related entity not shown.
-func relatedAndSuggested(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ranker.Result, pages []topPage, scope int) ([]RelatedEntity, []string) {
-	related := relatedEntities(q, fb, ranked, pages, scope)
-	return related[:min(len(related), shownRelated)], suggestions(q, related, pages)
 }
 
 // suggestions are up to maxSuggested queries a person would type next: the related
