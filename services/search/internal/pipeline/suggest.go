@@ -54,9 +54,6 @@ type candidateEntity struct {
 type evidence struct {
 	title, heading, query bool
 	prose                 int // top pages mentioning it in a sentence or defining it
-	// answer: a passage that answers the query (answerPassages) names it in a
-	// heading, mentions it in a sentence or defines it.
-	answer bool
 	// parameter: a bare lower-case identifier that the top pages' signatures take
 	// as a parameter and none of them defines with a signature of its own
 	// ("follow_symlinks", "from_email"; a bare line naming it, as attribute and
@@ -342,7 +339,6 @@ func gather(pages []topPage, name string, terms []string) evidence {
 		defined = defined || definesName(p.callables, n)
 		param = param || isParameter(p.params, n)
 	}
-	ev.answer = mentionedIn(answerPassages(pages), n)
 	ev.parameter = param && !defined
 	ev.query = sharesQueryWord(name, terms)
 	return ev
@@ -527,8 +523,9 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 			continue
 		}
 		if !mentionedIn(answers, strings.ToLower(c.name)) {
-			// Required below (ev.answer); most candidates fail it, so it is asked
-			// before gather reads every top page for them.
+			// A passage that answers the query (answerPassages) must name it in a
+			// heading, mention it in a sentence or define it; most candidates fail
+			// this, so it is asked before gather reads every top page for them.
 			continue
 		}
 		ev := gather(pages, c.name, q.Terms)
@@ -546,7 +543,7 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 			continue
 		case !named && !ev.query && (ev.prose < 2 || c.weight < salientWeight):
 			continue
-		case !ev.answer, ev.parameter && !named:
+		case ev.parameter && !named:
 			continue
 		}
 		out = append(out, kept{c, ev.score(c.weight)})
