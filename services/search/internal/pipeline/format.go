@@ -20,7 +20,7 @@ func (p *Pipeline) format(s *search) *Response {
 		resp.Results[i] = result(s.req.Offset+i+1, r)
 	}
 	resp.ResultCount = len(resp.Results)
-	pages := topPages(s.ranked, s.pageChunks())
+	pages := topPages(s.ranked, s.pageChunks(), s.qvec)
 	resp.RelatedEntities = relatedEntities(s.q, s.fbEntities, s.ranked, pages, p.scopeSize(s.req))
 	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities, pages)
 	if s.req.Explain {

@@ -63,7 +63,7 @@ func TestRelatedEntitiesAreWhatTheTopPagesAreAbout(t *testing.T) {
 	}
 	// io's page is a top page, but the passage that answers the query (the first
 	// result's chunk) says nothing of io.
-	pages := topPages(csvPages, nil)
+	pages := topPages(csvPages, nil, nil)
 	got := names(relatedEntities(q, fb, csvPages, pages, 650))
 	if diff := cmp.Diff([]string{"DictReader"}, got); diff != "" {
 		t.Errorf("related entities (-want +got):\n%s", diff)
@@ -73,13 +73,109 @@ func TestRelatedEntitiesAreWhatTheTopPagesAreAbout(t *testing.T) {
 	for i, s := range []float64{0.41, 0.62, 0.30} {
 		similar[i].Candidate.VectorSimilarity, similar[i].Candidate.HasVector = s, true
 	}
-	pages = topPages(similar, nil)
-	if diff := cmp.Diff([]string{"DictReader", "io"}, names(relatedEntities(q, fb, similar, pages, 650))); diff != "" {
+	pages = topPages(similar, nil, nil)
+	noDictReader := slices.DeleteFunc(slices.Clone(fb), func(e kgapi.WeightedEntity) bool { return e.Name == "DictReader" })
+	if diff := cmp.Diff([]string{"io"}, names(relatedEntities(q, noDictReader, similar, pages, 650))); diff != "" {
 		t.Errorf("io's chunk closest to the query: related entities (-want +got):\n%s", diff)
 	}
+	// Second to DictReader, io (no query word, not the first page's subject) is an
+	// alternative to the answer, not shown (shownRelated).
+	if diff := cmp.Diff([]string{"DictReader"}, names(relatedEntities(q, fb, similar, pages, 650))); diff != "" {
+		t.Errorf("io second: related entities (-want +got):\n%s", diff)
+	}
 	// A corpus of 100 documents makes io (21 of them) generic even with its title.
-	if got := names(relatedEntities(q, fb, similar, pages, 100)); len(got) != 1 || got[0] != "DictReader" {
-		t.Errorf("in a 100-document scope: got %v, want only DictReader", got)
+	if got := names(relatedEntities(q, noDictReader, similar, pages, 100)); len(got) != 0 {
+		t.Errorf("in a 100-document scope: got %v, want none", got)
+	}
+}
+
+// migrationPages are the top results of "undo a migration" with their chunks'
+// embeddings (three dimensions; the query's is qvecUndo): the first result's chunk
+// is about RunPython and far from the query, the page's other chunk, about
+// reversing migrations, is the closest, the second page's chunk next.
+var qvecUndo = []float32{1, 0, 0}
+
+func migrationPages() ([]ranker.Result, func(string) []ranker.Candidate) {
+	first := page("migrations", "Migrations — Django documentation", []string{"Migrations", "RunPython"},
+		"The RunPython operation runs custom Python code in a migration and its reverse_code function runs when it is unapplied.\n")
+	first.Candidate.ChunkID, first.Candidate.Embedding = "1", []float32{0.2, 1, 0}
+	second := page("admin", "django-admin and manage.py — Django documentation", []string{"django-admin", "migrate"},
+		"Synchronizes the database state with the current set of models and migrations, and the migrate command unapplies them too.\n")
+	second.Candidate.ChunkID, second.Candidate.Embedding = "2", []float32{0.9, 0.4, 0}
+	other := ranker.Candidate{ChunkID: "3", DocumentID: "migrations", Headings: []string{"Migrations", "Reversing migrations"},
+		Text: "Migrations can be reversed with the MigrationExecutor, which the MigrationLoader reads, by passing the previous migration as the target.\n", Embedding: []float32{1, 0.1, 0},
+		VectorSimilarity: 0.99, HasVector: true}
+	more := func(doc string) []ranker.Candidate {
+		if doc == "migrations" {
+			return []ranker.Candidate{first.Candidate, other}
+		}
+		return nil
+	}
+	return []ranker.Result{first, second}, more
+}
+
+func TestRelatedEntitiesNearTheQuery(t *testing.T) {
+	q := query("undo a migration")
+	fb := []kgapi.WeightedEntity{
+		{EntityRef: kgapi.EntityRef{ID: "runpython", Name: "RunPython", Type: "class"}, Weight: 0.3, Documents: 3},
+		{EntityRef: kgapi.EntityRef{ID: "migrationexecutor", Name: "MigrationExecutor", Type: "class"}, Weight: 0.2, Documents: 5},
+	}
+	results, more := migrationPages()
+	// RunPython is named by the first result's chunk (an answering passage), but by
+	// neither of the two chunks closest to the query.
+	if diff := cmp.Diff([]string{"MigrationExecutor"}, names(relatedEntities(q, fb, results, topPages(results, more, qvecUndo), 650))); diff != "" {
+		t.Errorf("related entities (-want +got):\n%s", diff)
+	}
+	// Without a query embedding there is no closeness to test.
+	if diff := cmp.Diff([]string{"RunPython", "MigrationExecutor"}, names(relatedEntities(q, fb, results, topPages(results, more, nil), 650))); diff != "" {
+		t.Errorf("no query embedding: related entities (-want +got):\n%s", diff)
+	}
+	// A dropped entity is not replaced by the next candidate: MigrationExecutor
+	// stays the only one beside a third candidate.
+	fb = append(fb, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "migrationloader", Name: "MigrationLoader", Type: "class"}, Weight: 0.15, Documents: 2})
+	if diff := cmp.Diff([]string{"MigrationExecutor"}, names(relatedEntities(q, fb, results, topPages(results, more, qvecUndo), 650))); diff != "" {
+		t.Errorf("a third candidate: related entities (-want +got):\n%s", diff)
+	}
+}
+
+func TestNearThreshold(t *testing.T) {
+	results, more := migrationPages()
+	pages := topPages(results, more, qvecUndo)
+	th, ok := nearThreshold(pages)
+	if !ok || th < 0.9 || th > 0.92 { // the second closest: the admin page's chunk, cos ≈ 0.914
+		t.Errorf("nearThreshold = %v, %v; want the second closest passage's closeness (about 0.914)", th, ok)
+	}
+	if _, ok := nearThreshold(topPages(results, more, nil)); ok {
+		t.Error("no query embedding: want no threshold")
+	}
+	if _, ok := nearThreshold(topPages(results, more, []float32{1, 0})); ok {
+		t.Error("an embedding of another length: want no threshold")
+	}
+}
+
+func TestRelatedSecondNeedsAQueryWordOrTheFirstTitle(t *testing.T) {
+	q := query("generate a secure token")
+	results := []ranker.Result{
+		page("secrets", "secrets — Generate secure random numbers for managing secrets", []string{"secrets — Generate", "Generating tokens"},
+			"The secrets module is used for generating tokens, and token_hex returns a random text string, unlike the random module.\n"),
+		page("random", "random — Generate pseudo-random numbers", []string{"random — Generate pseudo-random numbers"},
+			"The random module should not be used for security purposes; for security or cryptographic uses see the secrets module.\n"),
+	}
+	rnd := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "random", Name: "random", Type: "module"}, Weight: 0.2, Documents: 8}
+	hex := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "token_hex", Name: "token_hex", Type: "function"}, Weight: 0.2, Documents: 2}
+	sec := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "secrets", Name: "secrets", Type: "module"}, Weight: 0.3, Documents: 5}
+	pages := topPages(results, nil, nil)
+	// random: a second page's subject, sharing no word with the query.
+	if diff := cmp.Diff([]string{"secrets"}, names(relatedEntities(q, []kgapi.WeightedEntity{sec, rnd}, results, pages, 650))); diff != "" {
+		t.Errorf("related entities (-want +got):\n%s", diff)
+	}
+	// token_hex shares "token" with the query.
+	if diff := cmp.Diff([]string{"secrets", "token_hex"}, names(relatedEntities(q, []kgapi.WeightedEntity{sec, hex}, results, pages, 650))); diff != "" {
+		t.Errorf("a second with a query word (-want +got):\n%s", diff)
+	}
+	// First, random needs neither.
+	if diff := cmp.Diff([]string{"random"}, names(relatedEntities(q, []kgapi.WeightedEntity{rnd}, results, pages, 650))); diff != "" {
+		t.Errorf("random alone (-want +got):\n%s", diff)
 	}
 }
 
@@ -93,12 +189,12 @@ func TestRelatedEntitiesNotParameterNames(t *testing.T) {
 		{EntityRef: kgapi.EntityRef{ID: "exist_ok", Name: "exist_ok", Type: "identifier"}, Weight: 0.2, Documents: 3},
 	}
 	results := []ranker.Result{page("os", "os — Miscellaneous operating system interfaces", []string{"os — Miscellaneous", "Files and Directories"}, text)}
-	if diff := cmp.Diff([]string{"os.makedirs"}, names(relatedEntities(q, fb, results, topPages(results, nil), 650))); diff != "" {
+	if diff := cmp.Diff([]string{"os.makedirs"}, names(relatedEntities(q, fb, results, topPages(results, nil, nil), 650))); diff != "" {
 		t.Errorf("a parameter of the signature is no related entity (-want +got):\n%s", diff)
 	}
 	// A heading naming it makes it a topic of its own.
 	results[0].Candidate.Headings = append(results[0].Candidate.Headings, "The exist_ok flag")
-	if diff := cmp.Diff([]string{"os.makedirs", "exist_ok"}, names(relatedEntities(q, fb, results, topPages(results, nil), 650))); diff != "" {
+	if diff := cmp.Diff([]string{"os.makedirs", "exist_ok"}, names(relatedEntities(q, fb, results, topPages(results, nil, nil), 650))); diff != "" {
 		t.Errorf("a parameter a heading names (-want +got):\n%s", diff)
 	}
 }
@@ -110,7 +206,7 @@ func TestRelatedEntitiesNoneWhenNothingIsGoodEnough(t *testing.T) {
 		{EntityRef: kgapi.EntityRef{ID: "article.objects.filter", Name: "Article.objects.filter", Type: "method"}, Weight: 0.4, Documents: 2},
 		{EntityRef: kgapi.EntityRef{ID: "print", Name: "print", Type: "function"}, Weight: 0.4, Documents: 300},
 	}
-	got := relatedEntities(q, fb, csvPages, topPages(csvPages, nil), 650)
+	got := relatedEntities(q, fb, csvPages, topPages(csvPages, nil, nil), 650)
 	if len(got) != 0 {
 		t.Errorf("got %v, want none: example names, usage chains and generic names are not what the pages are about", got)
 	}
@@ -130,7 +226,7 @@ func TestRelatedEntitiesAtMostTwoBestFirst(t *testing.T) {
 	for _, n := range []string{"argparse", "ArgumentParser.add_argument", "ArgumentParser.parse_args", "getopt", "optparse", "sys.argv"} {
 		fb = append(fb, kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: n, Name: n, Type: "function"}, Weight: 0.2, Documents: 3})
 	}
-	got := relatedEntities(q, fb, results, topPages(results, nil), 650)
+	got := relatedEntities(q, fb, results, topPages(results, nil, nil), 650)
 	if diff := cmp.Diff([]string{"argparse", "ArgumentParser.add_argument"}, names(got)); diff != "" {
 		t.Errorf("related entities (-want +got):\n%s", diff)
 	}
@@ -145,7 +241,7 @@ func TestRelatedEntitiesWithoutFeedbackUseTheResultsMentions(t *testing.T) {
 	results := []ranker.Result{page("redis", "Redis persistence", []string{"Redis persistence", "AOF"},
 		"Redis can append every write to the AOF file, and PostgreSQL replicas replay the WAL the same way.\n")}
 	results[0].Candidate.EntityMentions = []string{"Redis", "PostgreSQL", "fsync"}
-	got := relatedEntities(query("postgresql durability", "postgresql"), nil, results, topPages(results, nil), 0)
+	got := relatedEntities(query("postgresql durability", "postgresql"), nil, results, topPages(results, nil, nil), 0)
 	if diff := cmp.Diff([]string{"Redis"}, names(got)); diff != "" {
 		t.Errorf("related entities (-want +got):\n%s", diff)
 	}
@@ -154,7 +250,7 @@ func TestRelatedEntitiesWithoutFeedbackUseTheResultsMentions(t *testing.T) {
 func TestSuggestions(t *testing.T) {
 	q := query("parse command line arguments")
 	pages := topPages([]ranker.Result{page("argparse", "argparse — Parser for command-line options", []string{"argparse — Parser", "getopt"},
-		"The argparse module and sys.argv are how a program reads its command line arguments and options.\n")}, nil)
+		"The argparse module and sys.argv are how a program reads its command line arguments and options.\n")}, nil, nil)
 	for _, tc := range []struct {
 		name    string
 		q       queryparse.Query

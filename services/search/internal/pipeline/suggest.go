@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/extract"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/queryparse"
@@ -40,6 +41,10 @@ const (
 	// mentioned in the prose of several top pages alone (no title, heading or
 	// query word naming it).
 	salientWeight = 0.12
+	// nearPassages: a shown entity must be named, mentioned or defined by one of
+	// this many passages of the top pages closest to the query by meaning
+	// (nearThreshold).
+	nearPassages = 2
 )
 
 // candidateEntity is an entity that might be related: from graph feedback (what the
@@ -53,7 +58,8 @@ type candidateEntity struct {
 // evidence is what the top results say about a candidate.
 type evidence struct {
 	title, heading, query bool
-	prose                 int // top pages mentioning it in a sentence or defining it
+	first                 bool // the first result page's title names it
+	prose                 int  // top pages mentioning it in a sentence or defining it
 	// parameter: a bare lower-case identifier that the top pages' signatures take
 	// as a parameter and none of them defines with a signature of its own
 	// ("follow_symlinks", "from_email"; a bare line naming it, as attribute and
@@ -83,13 +89,16 @@ type topPage struct {
 }
 
 // passage is one retrieved chunk, lower-cased: its whole heading path, its
-// sentences, the names it defines, and its vector similarity to the query when the
-// vector retriever found it.
+// sentences, the names it defines, its vector similarity to the query when the
+// vector retriever found it, and the cosine of its embedding and the query's
+// (closeness) for every hydrated chunk, whichever retriever found it.
 type passage struct {
 	headings, prose string
 	defines         []string
 	similarity      float64
 	hasSimilarity   bool
+	closeness       float64
+	hasCloseness    bool
 }
 
 // readChunk splits a chunk's text into its sentences, the names its signature lines
@@ -107,10 +116,46 @@ func readChunk(text string) (prose, defines, params []string) {
 }
 
 // newPassage is the passage of chunk c, whose sentences and defined names
-// readChunk found.
-func newPassage(c ranker.Candidate, prose, defines []string) passage {
-	return passage{headings: strings.ToLower(strings.Join(c.Headings, "\n")), prose: strings.ToLower(strings.Join(prose, "\n")),
+// readChunk found; qvec is the query's embedding (nil when unknown).
+func newPassage(c ranker.Candidate, prose, defines []string, qvec []float32) passage {
+	p := passage{headings: strings.ToLower(strings.Join(c.Headings, "\n")), prose: strings.ToLower(strings.Join(prose, "\n")),
 		defines: defines, similarity: c.VectorSimilarity, hasSimilarity: c.HasVector}
+	if len(qvec) > 0 && len(c.Embedding) == len(qvec) {
+		p.closeness, p.hasCloseness = embed.Cosine(qvec, c.Embedding), true
+	}
+	return p
+}
+
+// nearThreshold is the closeness of the nearPassages-th passage of the top pages
+// closest to the query (ties included); ok is false when no passage has one (no
+// query embedding).
+func nearThreshold(pages []topPage) (threshold float64, ok bool) {
+	var c []float64
+	for i := range pages {
+		for _, ps := range pages[i].passages {
+			if ps.hasCloseness {
+				c = append(c, ps.closeness)
+			}
+		}
+	}
+	if len(c) == 0 {
+		return 0, false
+	}
+	slices.SortFunc(c, func(a, b float64) int { return cmp.Compare(b, a) })
+	return c[min(len(c), nearPassages)-1], true
+}
+
+// nearQuery reports whether a passage of the top pages at least threshold close
+// to the query names, mentions or defines the lower-cased name.
+func nearQuery(pages []topPage, n string, threshold float64) bool {
+	for i := range pages {
+		for _, ps := range pages[i].passages {
+			if ps.hasCloseness && ps.closeness >= threshold && ps.mentions(n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mentions reports whether the passage names the lower-cased name in a heading or
@@ -157,8 +202,9 @@ func answerPassages(pages []topPage) []passage {
 // topPages reads the first aboutPages distinct pages of the ranking. Beside each
 // page's result chunk, the other chunks of the page that retrieval found for this
 // query (more) are read for sentences and definitions: they are the parts of the
-// page that bear on the query, not the whole page.
-func topPages(ranked []ranker.Result, more func(docID string) []ranker.Candidate) []topPage {
+// page that bear on the query, not the whole page. qvec is the query's embedding,
+// for each passage's closeness (nil: none).
+func topPages(ranked []ranker.Result, more func(docID string) []ranker.Candidate, qvec []float32) []topPage {
 	var out []topPage
 	seen := map[string]bool{}
 	for _, r := range ranked {
@@ -194,7 +240,7 @@ func topPages(ranked []ranker.Result, more func(docID string) []ranker.Candidate
 					callables = append(callables, d[i])
 				}
 			}
-			passages = append(passages, newPassage(ch, p, d))
+			passages = append(passages, newPassage(ch, p, d, qvec))
 		}
 		out = append(out, topPage{title: strings.ToLower(subject), headings: strings.ToLower(strings.Join(heads, "\n")),
 			prose: strings.ToLower(strings.Join(prose, "\n")), params: strings.Join(params, "\n"), defines: defines,
@@ -328,6 +374,7 @@ func gather(pages []topPage, name string, terms []string) evidence {
 	n := strings.ToLower(name)
 	var ev evidence
 	defined, param := false, false
+	ev.first = len(pages) > 0 && containsName(pages[0].title, n)
 	for i, p := range pages {
 		if i < headPages {
 			ev.title = ev.title || containsName(p.title, n)
@@ -506,11 +553,7 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 	for _, t := range q.Terms {
 		excluded[strings.ToLower(t)] = true
 	}
-	type kept struct {
-		e     candidateEntity
-		score float64
-	}
-	var out []kept
+	var out []keptEntity
 	seen := map[string]bool{}
 	answers := answerPassages(pages)
 	for _, c := range cands {
@@ -546,13 +589,44 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 		case ev.parameter && !named:
 			continue
 		}
-		out = append(out, kept{c, ev.score(c.weight)})
+		out = append(out, keptEntity{c, ev, ev.score(c.weight)})
 	}
-	slices.SortStableFunc(out, func(a, b kept) int { return cmp.Compare(b.score, a.score) })
+	slices.SortStableFunc(out, func(a, b keptEntity) int { return cmp.Compare(b.score, a.score) })
+	return shownRelated(out, pages, source)
+}
+
+// keptEntity is a candidate relatedFrom kept, with its evidence and score.
+type keptEntity struct {
+	e     candidateEntity
+	ev    evidence
+	score float64
+}
+
+// shownRelated selects, among the kept candidates (best first), the best
+// maxRelated that pass the score cuts, and shows those that bear on the query's
+// meaning:
+//   - one of the nearPassages passages of the top pages closest to the query (by
+//     the cosine of the chunk's embedding and the query's, whichever retriever
+//     found the chunk) names, mentions or defines it; judged on the dev sets, an
+//     entity that only a farther passage names was retrieval's misreading
+//     ("undo a migration" → RunPython, "OR conditions" → conditional
+//     expression);
+//   - the second also shares a word with the query or is named by the first
+//     result page's title: judged on the dev sets, a second entity without either
+//     was often an alternative to the answer rather than a part of it (random
+//     beside secrets, OpenSSL beside hashlib, Logger beside logging).
+//
+// An entity that fails is dropped, not replaced by the next candidate: those have
+// weaker evidence. Without a query embedding only the second rule applies.
+func shownRelated(out []keptEntity, pages []topPage, source string) []RelatedEntity {
 	res := []RelatedEntity{}
-	for _, k := range out {
-		if k.score < minRelatedScore || k.score < relativeScore*out[0].score || len(res) == maxRelated {
+	threshold, near := nearThreshold(pages)
+	for i, k := range out {
+		if i == maxRelated || k.score < minRelatedScore || k.score < relativeScore*out[0].score {
 			break
+		}
+		if near && !nearQuery(pages, strings.ToLower(k.e.name), threshold) || i > 0 && !k.ev.query && !k.ev.first {
+			continue
 		}
 		res = append(res, RelatedEntity{Name: k.e.name, Type: k.e.typ, Score: round(k.score, 3), Source: source})
 	}
