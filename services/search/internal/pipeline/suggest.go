@@ -542,7 +542,8 @@ func usageChain(name string) bool {
 //     title or heading names it.
 //
 // Kept entities are scored by their weight times their evidence, best first; those
-// under minRelatedScore or relativeScore of the best are dropped.
+// under minRelatedScore or relativeScore of the best are dropped, and shownRelated
+// decides which of the best two bear on the query's meaning.
 func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, scope int, source string) []RelatedEntity {
 	excluded := map[string]bool{}
 	for _, e := range q.Entities {
