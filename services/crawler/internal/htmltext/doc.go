@@ -5,12 +5,20 @@
 // Main content is located by a maintained extraction library: go-readability
 // first (it keeps the document's own structure and order, which matters for
 // reference documentation such as Sphinx pages: code examples and definition
-// lists stay intact). When readability returns suspiciously little (under 400
-// bytes on a page with more than twice as much visible text; on link-list
-// pages it tends to pick the footer), the page's own main landmark (<main> or
-// role="main", minus navigation, sidebars and banners) is used, else
-// go-trafilatura with FavorRecall, and only when all fail the body with its
-// navigation landmarks removed. Page.Extractor says which one was used. The content node is then rendered to
+// lists stay intact). Readability credits a paragraph's score only to its
+// nearest ancestors, so on pages whose sections nest deeply it can keep one
+// subsection and drop the rest; when its text is under 90% of the page's
+// content core (the deepest element holding at least 85% of the prose, that
+// is text outside links, of the body or of the main landmark, boilerplate and
+// class-named comment threads not counted) and lies inside it, the core is
+// used instead, widened to the element that also holds a title and
+// introduction beside it ("container"). When readability returns
+// suspiciously little (under 400 bytes on a page with more than twice as much
+// visible text; on link-list pages it tends to pick the footer), the page's
+// own main landmark (<main> or role="main", minus navigation, sidebars and
+// banners) is used, else go-trafilatura with FavorRecall, and only when all
+// fail the body with its navigation landmarks removed. Page.Extractor says
+// which one was used. The content node is then rendered to
 // plain text by this package: one block per paragraph, list item, table row,
 // definition term or code block; blocks separated by a blank line (list items,
 // table rows and term/definition pairs by a single newline); preformatted

@@ -17,6 +17,7 @@ import (
 	"github.com/go-shiori/go-readability"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
 )
 
@@ -29,6 +30,7 @@ const (
 	ExtractorReadability = "readability"
 	ExtractorTrafilatura = "trafilatura"
 	ExtractorLandmark    = "landmark"
+	ExtractorContainer   = "container"
 	ExtractorBody        = "body"
 	ExtractorPlain       = "plain"
 )
@@ -153,7 +155,8 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 	content, extractor := mainContent(doc, pageURL)
 	rd := newRenderer()
 	rd.spaceInline = extractor == ExtractorTrafilatura
-	if extractor == ExtractorReadability && m.firstH1 != nil && !hasElement(content, "h1") && !startsWithText(content, m.firstH1) {
+	if (extractor == ExtractorReadability || extractor == ExtractorContainer) && m.firstH1 != nil && !isSiteTitle(m.firstH1) &&
+		!hasElement(content, "h1") && !startsWithText(content, m.firstH1) {
 		// Readability drops an h1 that repeats the title; it is the page's
 		// top heading and belongs in the section paths.
 		rd.heading(m.firstH1, 1)
@@ -203,6 +206,19 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 	if landmark != nil && best != nil && !sharesText(collapse(textOf(best)), landmarkText) {
 		return landmark, ExtractorLandmark
 	}
+	if bestName == ExtractorReadability {
+		// Readability may keep one part of a page whose content lives in
+		// one container (see containerShare); the container then wins.
+		root, keepRoot := findFirst(doc, atom.Body), false
+		if landmark != nil {
+			root, keepRoot = mainLandmark(doc), true
+		}
+		if c, coreLen := contentContainer(root, keepRoot); c != nil && float64(bestLen) < containerRatio*float64(coreLen) {
+			if c = pruneContainer(dom.Clone(c, true)); sharesText(collapse(textOf(best)), collapse(textOf(c))) {
+				return c, ExtractorContainer
+			}
+		}
+	}
 	if bestLen < minMainText && visible > 2*bestLen {
 		// Readability found little on a page with much more text.
 		if landmark != nil && len(landmarkText) > bestLen {
@@ -224,6 +240,38 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		return strippedBody(doc), ExtractorBody
 	}
 	return best, bestName
+}
+
+// isSiteTitle reports whether all text of heading h lies in links to other
+// pages (or elsewhere): a site name in the page header (Sphinx themes put it in an h1), not
+// the page's own heading.
+func isSiteTitle(h *html.Node) bool {
+	linked := false
+	var own strings.Builder
+	var walk func(*html.Node, bool)
+	walk = func(n *html.Node, inLink bool) {
+		if n.Type == html.TextNode {
+			if inLink {
+				linked = linked || strings.TrimSpace(n.Data) != ""
+			} else {
+				own.WriteString(n.Data)
+			}
+			return
+		}
+		if n.Type == html.ElementNode && tagOf(n) == atom.A {
+			if isPermalink(n) {
+				return
+			}
+			// A link within the page (a back-reference to the table of
+			// contents) keeps the heading the page's own.
+			inLink = inLink || !strings.HasPrefix(attr(n, "href"), "#")
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inLink)
+		}
+	}
+	walk(h, false)
+	return linked && trimPilcrow(collapse(own.String())) == ""
 }
 
 // startsWithText reports whether content starts with the text of heading

@@ -1,0 +1,172 @@
+package htmltext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// containerShare is the least part of the body's prose (text outside links)
+// the content container must hold. Readability scores paragraphs and credits
+// only their nearest ancestors, so on reference pages whose sections nest
+// several levels deep (Sphinx's div.section inside div.section) it picks one
+// well-scored subsection and drops the rest. The element that holds nearly
+// all of the page's prose is then the better choice.
+const containerShare = 0.85
+
+// containerRatio is the part of the container's text under which
+// readability's result counts as a fragment of it.
+const containerRatio = 0.9
+
+// textStats holds the text measures of one subtree, boilerplate excluded.
+type textStats struct {
+	prose int // non-space bytes outside links
+	all   int // non-space bytes
+	head  int // non-space bytes of headings outside links
+}
+
+// contentContainer finds where the page's content lives below root. The
+// core is the deepest element holding at least containerShare of root's
+// prose; coreLen is its text length. The returned container is the core or,
+// when the core has siblings that are content too (a title and introduction
+// above the sections), the element holding them all; prune a clone of it
+// with pruneContainer before use. It returns nil when root has no such
+// element (root itself counts only when keepRoot) or the core holds too
+// little prose.
+func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, coreLen int) {
+	if root == nil {
+		return nil, 0
+	}
+	stats := map[*html.Node]textStats{}
+	total := measureText(root, false, stats)
+	if total.prose == 0 {
+		return nil, 0
+	}
+	need := int(containerShare * float64(total.prose))
+	core, outer := root, (*html.Node)(nil)
+	for {
+		next, contentSiblings := dominantChild(core, need, stats)
+		if next == nil {
+			break
+		}
+		if contentSiblings && outer == nil {
+			outer = core
+		}
+		core = next
+	}
+	if outer == nil {
+		outer = core
+	}
+	if (outer == root && !keepRoot) || stats[core].prose < minMainText {
+		return nil, 0
+	}
+	return outer, stats[core].all
+}
+
+// dominantChild returns the child of n holding at least need bytes of prose
+// (nil when there is none) and whether its siblings are content too: they
+// hold a heading outside links and are not mostly link text (a title and
+// introduction, not a site header or a related-links list).
+func dominantChild(n *html.Node, need int, stats map[*html.Node]textStats) (*html.Node, bool) {
+	var found *html.Node
+	var rest textStats
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		cs := stats[c]
+		if found == nil && cs.prose >= need {
+			found = c
+			continue
+		}
+		rest.prose += cs.prose
+		rest.all += cs.all
+		rest.head += cs.head
+	}
+	return found, rest.head > 0 && 3*rest.prose > rest.all
+}
+
+// measureText fills stats for every element below n (inclusive) and returns
+// n's measures. Skipped, hidden and boilerplate elements count nothing.
+func measureText(n *html.Node, inLink bool, stats map[*html.Node]textStats) textStats {
+	var s textStats
+	switch n.Type {
+	case html.TextNode:
+		for _, r := range n.Data {
+			if !unicode.IsSpace(r) {
+				s.all += utf8.RuneLen(r)
+			}
+		}
+		if !inLink {
+			s.prose = s.all
+		}
+		return s
+	case html.ElementNode:
+		if skipped[tagOf(n)] || isHidden(n) || isBoilerplate(n) || isCommentThread(n) {
+			return s
+		}
+		inLink = inLink || tagOf(n) == atom.A
+	case html.DocumentNode:
+	default:
+		return s
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		cs := measureText(c, inLink, stats)
+		s.prose += cs.prose
+		s.all += cs.all
+		s.head += cs.head
+	}
+	if n.Type == html.ElementNode && headingLevel(tagOf(n)) > 0 {
+		s.head = s.prose
+	}
+	if n.Type == html.ElementNode {
+		stats[n] = s
+	}
+	return s
+}
+
+// pruneContainer removes boilerplate and reader comment threads below n (in
+// place) and returns n.
+func pruneContainer(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && (isBoilerplate(c) || isCommentThread(c)) {
+			n.RemoveChild(c)
+		} else {
+			pruneContainer(c)
+		}
+		c = next
+	}
+	return n
+}
+
+// commentClasses are class names of reader comment threads (WordPress,
+// Disqus and common themes). Only whole class tokens count, and never ids:
+// documentation derives ids from headings, so id="comments" is often the
+// section about comments in a language.
+var commentClasses = map[string]bool{
+	"comments": true, "comment-list": true, "commentlist": true, "comments-area": true,
+	"comment-section": true, "comments-section": true, "comment-respond": true,
+	"comment-thread": true, "comments-list": true, "disqus_thread": true,
+}
+
+// isCommentThread reports whether n is a block of reader comments.
+func isCommentThread(n *html.Node) bool {
+	switch tagOf(n) {
+	case atom.Div, atom.Section, atom.Ol, atom.Ul, atom.Aside:
+	default:
+		return false
+	}
+	if attr(n, "id") == "disqus_thread" {
+		return true
+	}
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		if commentClasses[c] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,142 @@
+package htmltext
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/go-shiori/dom"
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// TestExtractNestedSections covers a reference page without a main landmark
+// whose sections nest (a section per topic inside the page's section, API
+// entries as definition lists inside those): readability alone keeps only
+// the best-scored API entry. The whole page must come through, without the
+// header, pager and table-of-contents column around it.
+func TestExtractNestedSections(t *testing.T) {
+	p := extractFile(t, "nested-sections.html", "http://example.com/manual/ref/gears.html", nil)
+	if p.Extractor != ExtractorContainer {
+		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorContainer)
+	}
+	for _, s := range []string{
+		// first, middle and last section, with their API entries and code
+		"Gear reference\n\nThis page describes the gear classes of Widgetry",
+		"Choosing a gear\n\nSection 1 covers choosing a gear. In short, the tooth count decides the ratio",
+		"class widgetry.Gear(teeth, module=1.0)\n\nCreate a Gear for use in a machine.",
+		"Section 4 covers measuring backlash.",
+		"Compound note 9: when the outer gear turns",
+		">>> part = widgetry.Lubricant(grade=1)\n>>> part.check()\n[]",
+		"Section 8 covers storing spare parts. In short, dry storage keeps bare steel from rusting",
+		"check()\n\nReturn a list of problems found with this sparepart;",
+	} {
+		if !strings.Contains(p.Text, s) {
+			t.Errorf("text lacks %q", s)
+		}
+	}
+	for _, s := range []string{"Widgetry 4.1 manual", "Table of contents", "previous", "Contents", "Previous topic", "Pulleys and belts", "Last update", "Nov 1, 2026", "- Gear reference", "- Choosing a gear", "Copyright", "¶"} {
+		if strings.Contains(p.Text, s) {
+			t.Errorf("text contains boilerplate %q", s)
+		}
+	}
+	var path []string
+	i := strings.Index(p.Text, "Section 8 covers")
+	for _, s := range p.Sections {
+		if s.Start <= i && i < s.End {
+			path = s.HeadingPath
+		}
+	}
+	if d := cmp.Diff([]string{"Gear reference", "Storing spare parts"}, path); d != "" {
+		t.Errorf("heading path of the last section (-want +got):\n%s", d)
+	}
+}
+
+// TestExtractBlogKeepsReadability covers a page whose content container
+// also holds a sidebar column, share links and reader comments: readability's
+// article is the whole post, so it stays the choice and none of the rest
+// comes in.
+func TestExtractBlogKeepsReadability(t *testing.T) {
+	p := extractFile(t, "blog-comments.html", "http://example.com/blog/plane-blade.html", nil)
+	if p.Extractor != ExtractorReadability {
+		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorReadability)
+	}
+	for _, s := range []string{"A dull plane tears the grain", "A whisper-thin, unbroken shaving means you are done."} {
+		if !strings.Contains(p.Text, s) {
+			t.Errorf("text lacks %q", s)
+		}
+	}
+	for _, s := range []string{"COOKIE-TEXT", "MASTHEAD-TEXT", "COMMENT-TEXT", "14 comments", "WIDGET-TEXT", "Popular posts", "Share this", "FOOTER-TEXT"} {
+		if strings.Contains(p.Text, s) {
+			t.Errorf("text contains boilerplate %q", s)
+		}
+	}
+}
+
+func TestContentContainerSkipsCommentThreads(t *testing.T) {
+	// A thread named by its class stays out of the container; an element
+	// whose id is "comments" stays in (documentation derives ids from
+	// headings: that is the section about comments in a language).
+	page := `<html><body><div id="top"><a href="/">Home</a> <a href="/b">Blog</a></div><div id="c">` +
+		`<div class="post"><h1>Title</h1>` + strings.Repeat("<p>Post text with enough words to count as prose in this test page.</p>", 8) + `</div>` +
+		`<div class="comments-area"><ol class="comment-list">` + strings.Repeat("<li><p>COMMENT text that is long enough to matter for the share.</p></li>", 8) + `</ol></div>` +
+		`<div id="comments"><h2>Comments</h2><p>A comment starts with a hash sign and ends at the end of the line.</p></div>` +
+		`</div></body></html>`
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, coreLen := contentContainer(findFirst(doc, atom.Body), false)
+	if c == nil {
+		t.Fatal("no container found")
+	}
+	c = pruneContainer(dom.Clone(c, true))
+	text := collapse(textOf(c))
+	if attr(c, "id") != "c" || strings.Contains(text, "COMMENT") || !strings.Contains(text, "A comment starts with a hash sign") {
+		t.Errorf("container <%s id=%q> holds %q; want div#c without the comment thread", c.Data, attr(c, "id"), text)
+	}
+	// The core is the post; the comments section is a content sibling with
+	// a heading, so the container is their parent.
+	post := findFirst(doc, atom.H1).Parent
+	if want := textLen(post); coreLen != want {
+		t.Errorf("core length = %d, want %d (the post's)", coreLen, want)
+	}
+}
+
+func TestIsSiteTitle(t *testing.T) {
+	tests := map[string]bool{
+		`<h1><a href="../index.html">Example 3.2 documentation</a></h1>`:  true,
+		`<h1><a href="/"><img alt="logo"> Example</a> </h1>`:              true,
+		`<h1>Widgets<a class="headerlink" href="#widgets">¶</a></h1>`:     false,
+		`<h1><a class="toc-backref" href="#id1">Programming FAQ</a></h1>`: false,
+		`<h1>Release notes for <a href="/v2/">version 2</a></h1>`:         false,
+		`<h1>Plain title</h1>`: false,
+	}
+	for src, want := range tests {
+		doc, err := html.Parse(strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := isSiteTitle(findFirst(doc, atom.H1)); got != want {
+			t.Errorf("isSiteTitle(%s) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+// TestExtractSkipsSiteTitleHeading: readability's content lacks an h1 and
+// the page's only h1 is the site name in the header; it must not become the
+// top heading of the text.
+func TestExtractSkipsSiteTitleHeading(t *testing.T) {
+	page := `<html><head><title>Pulleys — Widgetry manual</title></head><body>` +
+		`<div id="top"><h1><a href="../index.html">Widgetry manual</a></h1><a href="../contents.html">Contents</a></div>` +
+		`<div id="content"><h2>Pulleys</h2>` + strings.Repeat("<p>A pulley changes the direction of a force, and a block of several pulleys also changes its size.</p>", 6) + `</div>` +
+		`</body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/manual/pulleys.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	if strings.Contains(p.Text, "Widgetry manual") || len(p.Headings) == 0 || p.Headings[0].Text != "Pulleys" {
+		t.Errorf("headings %v, text:\n%s\nwant the first heading Pulleys and no site name", p.Headings, p.Text)
+	}
+}
