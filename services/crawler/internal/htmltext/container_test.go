@@ -140,3 +140,46 @@ func TestExtractSkipsSiteTitleHeading(t *testing.T) {
 		t.Errorf("headings %v, text:\n%s\nwant the first heading Pulleys and no site name", p.Headings, p.Text)
 	}
 }
+
+func TestIsBoilerplateSparesNamedContent(t *testing.T) {
+	tests := map[string]bool{
+		// documentation entries and sections named after their subject
+		`<div class="section" id="s-csrf-cookie-age"><span id="std-setting-CSRF_COOKIE_AGE"></span><h3>CSRF_COOKIE_AGE<a class="headerlink" href="#csrf-cookie-age">¶</a></h3><p>Age in seconds.</p></div>`: false,
+		`<section id="menus"><h2>Menus</h2><p>The File menu opens files.</p></section>`:                                                                                                                     false,
+		`<dl><dt id="django.http.HttpRequest.COOKIES">HttpRequest.COOKIES</dt><dd>A dictionary.</dd></dl>`:                                                                                                  false,
+		`<p>Choose <span class="menuselection">File ‣ Open</span>.</p>`:                                                                                                                                     false,
+		// boilerplate
+		`<div id="cookie-banner"><h2>We use cookies</h2><p>Accept them.</p></div>`: true,
+		`<div class="cookie-consent">We use cookies.</div>`:                        true,
+		`<ul class="menu"><li><a href="/">Home</a></li></ul>`:                      true,
+		`<div id="sidebar"><h3>Contents</h3></div>`:                                true,
+		`<div class="breadcrumbs"><a href="/">Home</a> » Guide</div>`:              true,
+	}
+	for src, want := range tests {
+		doc, err := html.Parse(strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The element under test is the first element in the body, or the
+		// one carrying the id or class when it is nested.
+		var n *html.Node
+		var find func(*html.Node)
+		find = func(c *html.Node) {
+			for ; c != nil && n == nil; c = c.NextSibling {
+				if c.Type == html.ElementNode && tagOf(c) != atom.Html && tagOf(c) != atom.Head && tagOf(c) != atom.Body &&
+					tagOf(c) != atom.P && tagOf(c) != atom.Dl && (attr(c, "id") != "" || attr(c, "class") != "") {
+					n = c
+					return
+				}
+				find(c.FirstChild)
+			}
+		}
+		find(doc)
+		if n == nil {
+			t.Fatalf("no element with an id or class in %s", src)
+		}
+		if got := isBoilerplate(n); got != want {
+			t.Errorf("isBoilerplate(<%s id=%q class=%q>) = %v, want %v", n.Data, attr(n, "id"), attr(n, "class"), got, want)
+		}
+	}
+}

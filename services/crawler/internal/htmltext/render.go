@@ -490,6 +490,11 @@ func isBoilerplate(n *html.Node) bool {
 	case "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog":
 		return true
 	}
+	if contentTags[tagOf(n)] || namedForHeading(n) {
+		// Documentation names entries and sections after what they
+		// describe (HttpRequest.COOKIES, "Menus", CSRF_COOKIE_AGE).
+		return false
+	}
 	idc := strings.ToLower(attr(n, "id") + " " + attr(n, "class"))
 	for _, w := range []string{"cookie", "consent", "gdpr", "sidebar", "breadcrumb", "navbar", "menu"} {
 		if strings.Contains(idc, w) {
@@ -497,6 +502,44 @@ func isBoilerplate(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// contentTags are never boilerplate because of their id or class: inline
+// text, headings, definition lists, list items, table cells and code.
+var contentTags = map[atom.Atom]bool{
+	atom.Span: true, atom.A: true, atom.Code: true, atom.Em: true, atom.Strong: true,
+	atom.B: true, atom.I: true, atom.Kbd: true, atom.Dl: true, atom.Dt: true, atom.Dd: true,
+	atom.Pre: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true,
+	atom.H5: true, atom.H6: true, atom.Li: true, atom.Tr: true, atom.Td: true, atom.Th: true,
+}
+
+// namedForHeading reports whether n's id is derived from the heading it
+// starts with, as documentation generators name sections ("Cookie
+// management" → id="cookie-management", Django's id="s-cookie-management").
+func namedForHeading(n *html.Node) bool {
+	id := strings.TrimPrefix(strings.ToLower(attr(n, "id")), "s-")
+	if id == "" {
+		return false
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if headingLevel(tagOf(c)) > 0 {
+			return slug(trimPilcrow(collapse(textOf(c)))) == id
+		}
+		if tagOf(c) != atom.Span && tagOf(c) != atom.A {
+			return false
+		}
+	}
+	return false
+}
+
+// slug lower-cases s and joins its runs of letters and digits with hyphens.
+func slug(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), "-")
 }
 
 func findFirst(n *html.Node, a atom.Atom) *html.Node {
