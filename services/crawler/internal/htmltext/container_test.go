@@ -149,11 +149,15 @@ func TestIsBoilerplateSparesNamedContent(t *testing.T) {
 		`<dl><dt id="django.http.HttpRequest.COOKIES">HttpRequest.COOKIES</dt><dd>A dictionary.</dd></dl>`:                                                                                                  false,
 		`<p>Choose <span class="menuselection">File ‣ Open</span>.</p>`:                                                                                                                                     false,
 		// boilerplate
-		`<div id="cookie-banner"><h2>We use cookies</h2><p>Accept them.</p></div>`: true,
-		`<div class="cookie-consent">We use cookies.</div>`:                        true,
-		`<ul class="menu"><li><a href="/">Home</a></li></ul>`:                      true,
-		`<div id="sidebar"><h3>Contents</h3></div>`:                                true,
-		`<div class="breadcrumbs"><a href="/">Home</a> » Guide</div>`:              true,
+		`<div id="cookie-banner"><h2>We use cookies</h2><p>Accept them.</p></div>`:             true,
+		`<div class="cookie-consent">We use cookies.</div>`:                                    true,
+		`<ul class="menu"><li><a href="/">Home</a></li></ul>`:                                  true,
+		`<div id="sidebar"><h3>Contents</h3></div>`:                                            true,
+		"<div class=\"menu-wrapper\"><a href=\"/\">Home</a> <a href=\"/docs/\">Docs</a></div>": true,
+		// named like boilerplate, but prose: a text on menus or cookies
+		"<div class=\"menu-notes\"><h2>Drop-down lists</h2><p>How the application's drop-down lists behave.</p></div>":                                                      false,
+		"<div class=\"cookie-guide\">" + strings.Repeat("<p>A cookie is a small piece of data that the server asks the browser to store and send back.</p>", 30) + "</div>": false,
+		`<div class="breadcrumbs"><a href="/">Home</a> » Guide</div>`:                                                                                                       true,
 	}
 	for src, want := range tests {
 		doc, err := html.Parse(strings.NewReader(src))
@@ -180,6 +184,35 @@ func TestIsBoilerplateSparesNamedContent(t *testing.T) {
 		}
 		if got := isBoilerplate(n); got != want {
 			t.Errorf("isBoilerplate(<%s id=%q class=%q>) = %v, want %v", n.Data, attr(n, "id"), attr(n, "class"), got, want)
+		}
+	}
+}
+
+// TestExtractPrunesReadabilitySidebar: on a short page readability takes
+// the element holding both the text and the sidebar column; the sidebar must
+// not come through.
+func TestExtractPrunesReadabilitySidebar(t *testing.T) {
+	page := `<html><head><title>Widgetry 2.0.3 release notes</title></head><body><div id="doc"><div id="bd">` +
+		`<div id="main"><div class="col"><div class="inner"><div class="section" id="s-widgetry-2-0-3-release-notes"><h1>Widgetry 2.0.3 release notes</h1>` +
+		`<p><em>March 3, 2026</em></p><p>Widgetry 2.0.3 fixes two bugs in 2.0.2.</p><div class="section" id="s-bugfixes"><h2>Bugfixes</h2>` +
+		`<ul><li>Fixed a crash of <code>Gear.check()</code> for a gear without teeth (<a href="https://bugs.example.com/1">#1</a>).</li>` +
+		`<li>Fixed the ratio of compound gears with an idler (<a href="https://bugs.example.com/2">#2</a>).</li></ul></div></div></div></div></div>` +
+		`<div class="col" id="sidebar"><div class="toc-box" role="navigation"><div><h3><a href="../contents.html">Table of Contents</a></h3>` +
+		`<ul><li><a href="#">Widgetry 2.0.3 release notes</a><ul><li><a href="#bugfixes">Bugfixes</a></li></ul></li></ul></div>` +
+		`<div><h4>Previous topic</h4><p class="topless"><a href="2.0.4.html">Widgetry 2.0.4 release notes</a></p></div></div>` +
+		`<h3>Last update:</h3><p class="topless">Nov 1, 2026</p></div>` +
+		`</div></div></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/releases/2.0.3.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	if !strings.Contains(p.Text, "Fixed the ratio of compound gears with an idler (#2).") {
+		t.Errorf("text lacks the release notes:\n%s", p.Text)
+	}
+	for _, s := range []string{"Table of Contents", "Previous topic", "Last update", "Nov 1, 2026"} {
+		if strings.Contains(p.Text, s) {
+			t.Errorf("text contains sidebar text %q (extractor %s):\n%s", s, p.Extractor, p.Text)
 		}
 	}
 }

@@ -5,7 +5,9 @@
 // Main content is located by a maintained extraction library: go-readability
 // first (it keeps the document's own structure and order, which matters for
 // reference documentation such as Sphinx pages: code examples and definition
-// lists stay intact). Readability credits a paragraph's score only to its
+// lists stay intact), with navigation, sidebars and banners removed from its
+// result (on short pages it takes the column beside the text along).
+// Readability credits a paragraph's score only to its
 // nearest ancestors, so on pages whose sections nest deeply it can keep one
 // subsection and drop the rest; when its text is under 90% of the page's
 // content core (the deepest element holding at least 85% of the prose, that

@@ -198,7 +198,9 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 	article, err := parser.ParseDocument(doc, pageURL)
 	best, bestName, bestLen := (*html.Node)(nil), "", 0
 	if err == nil && article.Node != nil {
-		best, bestName, bestLen = article.Node, ExtractorReadability, textLen(article.Node)
+		// On short pages readability takes the sidebar column along.
+		node := pruneBoilerplate(article.Node)
+		best, bestName, bestLen = node, ExtractorReadability, textLen(node)
 	}
 	// When the page declares its main content and readability's choice lies
 	// outside it (on link-list pages readability tends to pick the footer),

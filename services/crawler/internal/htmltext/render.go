@@ -496,12 +496,52 @@ func isBoilerplate(n *html.Node) bool {
 		return false
 	}
 	idc := strings.ToLower(attr(n, "id") + " " + attr(n, "class"))
-	for _, w := range []string{"cookie", "consent", "gdpr", "sidebar", "breadcrumb", "navbar", "menu"} {
+	for _, w := range []string{"cookie", "consent", "gdpr"} {
+		if strings.Contains(idc, w) {
+			// A banner is short; a long block is a text about cookies.
+			return textLen(n) < maxBannerText
+		}
+	}
+	for _, w := range []string{"sidebar", "breadcrumb", "navbar"} {
 		if strings.Contains(idc, w) {
 			return true
 		}
 	}
+	if strings.Contains(idc, "menu") {
+		// A menu is mostly links; prose is content (a text on menus).
+		return linkShare(n) >= minNavLinkShare
+	}
 	return false
+}
+
+// maxBannerText is the most text (non-space bytes) a cookie or consent
+// banner holds.
+const maxBannerText = 1500
+
+// minNavLinkShare is the least part of its text in links for an element
+// named menu to count as navigation.
+const minNavLinkShare = 0.4
+
+// linkShare returns the part of n's visible text inside links (1 for an
+// element without text).
+func linkShare(n *html.Node) float64 {
+	all := textLen(n)
+	if all == 0 {
+		return 1
+	}
+	linked := 0
+	var walk func(*html.Node)
+	walk = func(c *html.Node) {
+		if c.Type == html.ElementNode && tagOf(c) == atom.A {
+			linked += textLen(c)
+			return
+		}
+		for cc := c.FirstChild; cc != nil; cc = cc.NextSibling {
+			walk(cc)
+		}
+	}
+	walk(n)
+	return float64(linked) / float64(all)
 }
 
 // contentTags are never boilerplate because of their id or class: inline
