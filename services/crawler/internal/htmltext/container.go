@@ -32,10 +32,10 @@ type textStats struct {
 // core is the deepest element holding at least containerShare of root's
 // prose; coreLen is its text length. The returned container is the core or,
 // when the core has siblings that are content too (a title and introduction
-// above the sections), the element holding them all; prune a clone of it
-// with pruneContainer before use. It returns nil when root has no such
-// element (root itself counts only when keepRoot) or the core holds too
-// little prose.
+// above the sections), the element holding them all, unless that is root
+// and not keepRoot; prune a clone of it with pruneContainer before use. It
+// returns nil when root has no such element (root itself counts only when
+// keepRoot) or the core holds too little prose.
 func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, coreLen int) {
 	if root == nil {
 		return nil, 0
@@ -57,7 +57,11 @@ func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, cor
 		}
 		core = next
 	}
-	if outer == nil {
+	if outer == nil || (outer == root && !keepRoot) {
+		// The body is no container: beside a title block it holds the
+		// site's header and footer (AsciiDoc and Asciidoctor pages keep
+		// the title in div#header next to div#content). The core alone is
+		// the content; the page's h1 comes back as its top heading.
 		outer = core
 	}
 	if (outer == root && !keepRoot) || stats[core].prose < minMainText {

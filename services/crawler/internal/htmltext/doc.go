@@ -14,7 +14,7 @@
 // is text outside links, of the body or of the main landmark, boilerplate and
 // class-named comment threads not counted) and lies inside it, the core is
 // used instead, widened to the element that also holds a title and
-// introduction beside it ("container"). When readability returns
+// introduction beside it unless that is the body ("container"). When readability returns
 // suspiciously little (under 400 bytes on a page with more than twice as much
 // visible text; on link-list pages it tends to pick the footer), the page's
 // own main landmark (<main> or role="main", minus navigation, sidebars and

@@ -1,0 +1,39 @@
+package htmltext
+
+import (
+	"strings"
+	"testing"
+)
+
+// headingTexts returns the texts of p's headings in order.
+func headingTexts(p *Page) []string {
+	var hs []string
+	for _, h := range p.Headings {
+		hs = append(hs, h.Text)
+	}
+	return hs
+}
+
+// TestExtractAsciiDocManPage covers the AsciiDoc layout (git's manual,
+// Asciidoctor's default too): the title block sits in div#header next to
+// div#content, whose sections are mostly definition lists. Readability keeps
+// the biggest list only; the content core must come through, every section
+// with its heading, without the footer.
+func TestExtractAsciiDocManPage(t *testing.T) {
+	p := extractFile(t, "asciidoc-manpage.html", "http://example.com/frob/frob-mend.html", nil)
+	if p.Extractor != ExtractorContainer {
+		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorContainer)
+	}
+	want := []string{"frob-mend(1) Manual Page", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "OUTPUT FORMATS", "CONFIGURATION", "SEE ALSO"}
+	if got := headingTexts(p); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q", got, want)
+	}
+	for _, s := range []string{"frob mend [--dry-run]", "The description part 2 explains", "--option-14", "format-8", "mend.setting-6"} {
+		if !strings.Contains(p.Text, s) {
+			t.Errorf("text lacks %q", s)
+		}
+	}
+	if strings.Contains(p.Text, "Last updated") {
+		t.Errorf("text holds the footer:\n%s", p.Text)
+	}
+}
