@@ -37,3 +37,17 @@ func TestExtractAsciiDocManPage(t *testing.T) {
 		t.Errorf("text holds the footer:\n%s", p.Text)
 	}
 }
+
+// TestExtractShortPageKeepsLandmark covers a book chapter's title page
+// (mdBook layout): a heading and one sentence in <main>, a long table of
+// contents in the sidebar. Readability finds little, and trafilatura would
+// take the sidebar; the page's own landmark is its content.
+func TestExtractShortPageKeepsLandmark(t *testing.T) {
+	p := extractFile(t, "mdbook-short.html", "http://example.com/handbook/ch13.html", nil)
+	if p.Extractor != ExtractorLandmark {
+		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorLandmark)
+	}
+	if want := "Appendix\n\nThe following sections hold reference material for owners of the gadget."; p.Text != want {
+		t.Errorf("text = %q, want %q", p.Text, want)
+	}
+}

@@ -222,8 +222,11 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		}
 	}
 	if bestLen < minMainText && visible > 2*bestLen {
-		// Readability found little on a page with much more text.
-		if landmark != nil && len(landmarkText) > bestLen {
+		// Readability found little on a page with much more text. A page
+		// that declares its main content and holds little there is a short
+		// page (a chapter's title page): the rest is its sidebar, which
+		// trafilatura would take.
+		if landmark != nil {
 			return landmark, ExtractorLandmark
 		}
 		res, err := trafilatura.ExtractDocument(doc, trafilatura.Options{
