@@ -30,13 +30,18 @@ type textStats struct {
 
 // contentContainer finds where the page's content lives below root. The
 // core is the deepest element holding at least containerShare of root's
-// prose; coreLen is its text length. The returned container is the core or,
-// when the core has siblings that are content too (a title and introduction
-// above the sections), the element holding them all, unless that is root
-// and not keepRoot; prune a clone of it with pruneContainer before use. It
-// returns nil when root has no such element (root itself counts only when
-// keepRoot) or the core holds too little prose.
-func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, coreLen int) {
+// prose. The returned container is the core or, when the core has siblings
+// that are content too (a title and introduction above the sections), the
+// element holding them all, unless that is root and not keepRoot; prune a
+// clone of it with pruneContainer before use. need is the text length
+// readability's result must reach not to count as a fragment:
+// containerRatio of the core's, or, when what the container holds beside the
+// core is a text of its own (at least minBesideProse bytes of prose: sections
+// before or after the core, not a title, a byline or a sidebar box), the
+// core's and half of that text, and at least containerRatio of the
+// container's. It returns nil when root has no such element (root itself
+// counts only when keepRoot) or the core holds too little prose.
+func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, need int) {
 	if root == nil {
 		return nil, 0
 	}
@@ -45,10 +50,10 @@ func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, cor
 	if total.prose == 0 {
 		return nil, 0
 	}
-	need := int(containerShare * float64(total.prose))
+	minProse := int(containerShare * float64(total.prose))
 	core, outer := root, (*html.Node)(nil)
 	for {
-		next, contentSiblings := dominantChild(core, need, stats)
+		next, contentSiblings := dominantChild(core, minProse, stats)
 		if next == nil {
 			break
 		}
@@ -67,8 +72,17 @@ func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, cor
 	if (outer == root && !keepRoot) || stats[core].prose < minMainText {
 		return nil, 0
 	}
-	return outer, stats[core].all
+	if stats[outer].prose-stats[core].prose >= minBesideProse {
+		// Readability must keep the core and most of the text beside it.
+		beside := stats[outer].all - stats[core].all
+		return outer, max(stats[core].all+beside/2, int(containerRatio*float64(stats[outer].all)))
+	}
+	return outer, int(containerRatio * float64(stats[core].all))
 }
+
+// minBesideProse is the least prose (non-space bytes outside links) beside
+// the core for the container's whole text to be what readability must keep.
+const minBesideProse = 1000
 
 // dominantChild returns the child of n holding at least need bytes of prose
 // (nil when there is none) and whether its siblings are content too: they

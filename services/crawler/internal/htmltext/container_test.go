@@ -86,7 +86,7 @@ func TestContentContainerSkipsCommentThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, coreLen := contentContainer(findFirst(doc, atom.Body), false)
+	c, need := contentContainer(findFirst(doc, atom.Body), false)
 	if c == nil {
 		t.Fatal("no container found")
 	}
@@ -98,8 +98,8 @@ func TestContentContainerSkipsCommentThreads(t *testing.T) {
 	// The core is the post; the comments section is a content sibling with
 	// a heading, so the container is their parent.
 	post := findFirst(doc, atom.H1).Parent
-	if want := textLen(post); coreLen != want {
-		t.Errorf("core length = %d, want %d (the post's)", coreLen, want)
+	if want := int(containerRatio * float64(textLen(post))); need != want {
+		t.Errorf("need = %d, want %d (from the post's length: the comments section is short)", need, want)
 	}
 }
 
@@ -214,5 +214,79 @@ func TestExtractPrunesReadabilitySidebar(t *testing.T) {
 		if strings.Contains(p.Text, s) {
 			t.Errorf("text contains sidebar text %q (extractor %s):\n%s", s, p.Extractor, p.Text)
 		}
+	}
+}
+
+// TestExtractKeepsSectionsNamedLikeLayout: documentation names sections
+// after their headings, and readability reads words such as "comments" or
+// "header" in ids as layout; such sections must stay in the text.
+func TestExtractKeepsSectionsNamedLikeLayout(t *testing.T) {
+	para := func(topic string) string {
+		return "<p>" + topic + " are described here in detail, with the rules the tokenizer follows, the exceptions it allows, and the errors it reports.</p>"
+	}
+	page := `<html><head><title>Lexical rules — Widgetry manual</title></head><body><div class="document"><div class="body">` +
+		`<section id="lexical-rules"><h1>Lexical rules</h1>` + para("Tokens") + para("Lines") +
+		`<section id="comments"><h2>Comments</h2><p>A comment starts with a semicolon and ends at the end of the physical line.</p></section>` +
+		`<section id="header-lines"><h2>Header lines</h2><p>A header line names the file's encoding, and must be the first or second line.</p></section>` +
+		`<section id="identifiers"><h2>Identifiers</h2>` + para("Identifiers") + para("Keywords") + strings.Repeat(para("Names"), 12) + para("Reserved names") + `</section>` +
+		`</section></div></div></body></html>`
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := hideHeadingIDs(doc)
+	if s := findFirst(doc, atom.Section); attr(s, "id") != "" {
+		t.Errorf("id %q not hidden", attr(s, "id"))
+	}
+	restore()
+	if s := findFirst(doc, atom.Section); attr(s, "id") != "lexical-rules" {
+		t.Errorf("id = %q after restore, want lexical-rules", attr(s, "id"))
+	}
+
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/manual/lexical.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	for _, s := range []string{"Comments\n\nA comment starts with a semicolon", "Header lines\n\nA header line names", "Reserved names are described"} {
+		if !strings.Contains(p.Text, s) {
+			t.Errorf("text lacks %q (extractor %s):\n%s", s, p.Extractor, p.Text)
+		}
+	}
+}
+
+// TestContentContainerTextBesideCore: when sections beside the core hold a
+// text of their own, keeping only the core is a fragment; a title and a
+// short introduction beside it are not.
+func TestContentContainerTextBesideCore(t *testing.T) {
+	api := `<div class="api"><h2>API</h2>` + strings.Repeat("<p>Each method of the gear class is listed here with its arguments and what it returns to the caller.</p>", 80) + `</div>`
+	for _, tt := range []struct {
+		name     string
+		intro    string
+		fragment bool
+	}{
+		{"long introduction", `<div class="intro"><h2>When gears turn</h2>` + strings.Repeat("<p>Gears turn when the shaft turns, and not before that; the manual explains the exceptions.</p>", 14) + `</div>`, true},
+		{"title and one paragraph", `<h1>Gears</h1><p>This page lists the gear API.</p>`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			page := `<html><body><div id="top"><a href="/">Home</a></div><div id="c">` + tt.intro + api + `</div></body></html>`
+			doc, err := html.Parse(strings.NewReader(page))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, need := contentContainer(findFirst(doc, atom.Body), false)
+			if c == nil || attr(c, "id") != "c" {
+				t.Fatalf("container = %v, want div#c", c)
+			}
+			var core *html.Node
+			for n := c.FirstChild; n != nil; n = n.NextSibling {
+				if attr(n, "class") == "api" {
+					core = n
+				}
+			}
+			if got := textLen(core) < need; got != tt.fragment {
+				t.Errorf("core alone (%d bytes) counts as a fragment = %v (need %d), want %v", textLen(core), got, need, tt.fragment)
+			}
+		})
 	}
 }

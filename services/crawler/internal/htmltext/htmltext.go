@@ -195,7 +195,9 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		}
 	}
 	parser := readability.NewParser()
-	article, err := parser.ParseDocument(doc, pageURL)
+	restore := hideHeadingIDs(doc)
+	article, err := parser.ParseDocument(doc, pageURL) // works on a clone
+	restore()
 	best, bestName, bestLen := (*html.Node)(nil), "", 0
 	if err == nil && article.Node != nil {
 		// On short pages readability takes the sidebar column along.
@@ -215,7 +217,7 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		if landmark != nil {
 			root, keepRoot = mainLandmark(doc), true
 		}
-		if c, coreLen := contentContainer(root, keepRoot); c != nil && float64(bestLen) < containerRatio*float64(coreLen) {
+		if c, need := contentContainer(root, keepRoot); c != nil && bestLen < need {
 			if c = pruneContainer(dom.Clone(c, true)); sharesText(collapse(textOf(best)), collapse(textOf(c))) {
 				return c, ExtractorContainer
 			}
@@ -277,6 +279,40 @@ func isSiteTitle(h *html.Node) bool {
 	}
 	walk(h, false)
 	return linked && trimPilcrow(collapse(own.String())) == ""
+}
+
+// hideHeadingIDs removes the ids that name sections after their headings
+// (see namedForHeading) and returns a function that puts them back.
+// Readability takes words in ids for layout hints and drops sections such as
+// "Comments" (a language's comment syntax) or "Host header poisoning".
+func hideHeadingIDs(doc *html.Node) (restore func()) {
+	type saved struct {
+		n    *html.Node
+		attr []html.Attribute
+	}
+	var all []saved
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && (tagOf(n) == atom.Div || tagOf(n) == atom.Section) && namedForHeading(n) {
+			kept := make([]html.Attribute, 0, len(n.Attr))
+			for _, a := range n.Attr {
+				if a.Namespace != "" || !strings.EqualFold(a.Key, "id") {
+					kept = append(kept, a)
+				}
+			}
+			all = append(all, saved{n, n.Attr})
+			n.Attr = kept
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return func() {
+		for _, s := range all {
+			s.n.Attr = s.attr
+		}
+	}
 }
 
 // startsWithText reports whether content starts with the text of heading
