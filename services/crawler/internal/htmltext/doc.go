@@ -6,29 +6,33 @@
 // first (it keeps the document's own structure and order, which matters for
 // reference documentation such as Sphinx pages: code examples and definition
 // lists stay intact), with navigation, sidebars and banners removed from its
-// result (on short pages it takes the column beside the text along). Ids
-// that name a section after its heading are hidden from readability, which
-// reads words such as "comments" or "header" in ids as layout. Readability
-// credits a paragraph's score only to its nearest ancestors, so on pages
-// whose sections nest deeply it can keep one subsection and drop the rest;
-// when its text is under 90% of the page's content core (the deepest element
+// result (on short pages it takes the column beside the text along). When
+// the page has a main landmark (<main> or role="main", minus navigation,
+// sidebars and banners), readability is given only that. Ids that name a
+// section after its heading are hidden from readability, which reads words
+// such as "comments" or "header" in ids as layout. Readability credits a
+// paragraph's score only to its nearest ancestors, so on pages whose
+// sections nest deeply it can keep one subsection and drop the rest; when
+// its text is under 90% of the page's content core (the deepest element
 // holding at least 85% of the prose, that is text outside links, of the body
 // or of the main landmark, boilerplate and class-named comment threads not
 // counted) and lies inside it, the core is used instead, widened to the
 // element that also holds a title and introduction beside it unless that is
 // the body ("container"); when the sections beside the core hold 1,000 bytes
-// of prose or more, readability must also keep half of them. When readability returns
-// suspiciously little (under 400 bytes on a page with more than twice as much
-// visible text; on link-list pages it tends to pick the footer), the page's
-// own main landmark (<main> or role="main", minus navigation, sidebars and
-// banners) is used, else go-trafilatura with FavorRecall, and only when all
-// fail the body with its navigation landmarks removed. Page.Extractor says
-// which one was used. The content node is then rendered to
+// of prose or more, readability must also keep half of them. When
+// readability returns suspiciously little (under 400 bytes on a page with
+// more than twice as much visible text; on link-list pages it tends to pick
+// the footer), the main landmark is used, else go-trafilatura with
+// FavorRecall, and only when all fail the body with its navigation landmarks
+// removed. Page.Extractor says which one was used. Readability drops the
+// heading that repeats the page title; the page's own top heading (the first
+// h1 of the landmark or body that is not the site's name, else an h2 the
+// title holds) is put back in front. The content node is then rendered to
 // plain text by this package: one block per paragraph, list item, table row,
-// definition term or code block; blocks separated by a blank line (list items,
-// table rows and term/definition pairs by a single newline); preformatted
-// text kept verbatim; heading text on a line of its own; permalink markers
-// (¶) dropped.
+// definition term or code block; blocks separated by a blank line (list
+// items, table rows and term/definition pairs by a single newline);
+// preformatted text kept verbatim; heading text on a line of its own;
+// permalink markers (¶) dropped.
 //
 // Page.Sections cuts Page.Text at every heading into contiguous ranges that
 // carry their heading path, which is what the chunker splits on, and

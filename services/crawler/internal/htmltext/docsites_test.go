@@ -51,3 +51,35 @@ func TestExtractShortPageKeepsLandmark(t *testing.T) {
 		t.Errorf("text = %q, want %q", p.Text, want)
 	}
 }
+
+// TestExtractBookChapterHeadings covers an mdBook chapter: the book's name
+// is an h1 in the title bar above <main>, the chapter's own h1 opens
+// <main>. Readability drops the chapter's h1 (it repeats the title) and,
+// given the whole page, takes the title bar along; the chapter must start
+// with its own heading and the book's name stay out.
+func TestExtractBookChapterHeadings(t *testing.T) {
+	p := extractFile(t, "mdbook-chapter.html", "http://example.com/handbook/ch03.html", nil)
+	want := []string{"Wiring the sensors", "Choosing the cables", "Connecting the sensors", "Testing the wiring"}
+	if got := headingTexts(p); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q", got, want)
+	}
+	for _, s := range []string{"The Gadget Handbook", "Getting started", "Previous", "Print"} {
+		if strings.Contains(p.Text, s) {
+			t.Errorf("text contains %q:\n%s", s, p.Text)
+		}
+	}
+}
+
+// TestExtractDocBookSectionTitle covers a DocBook section page: no h1, the
+// section's h2 repeats the title, and readability drops it. It must come
+// back as the top heading.
+func TestExtractDocBookSectionTitle(t *testing.T) {
+	p := extractFile(t, "docbook-section.html", "http://example.com/handbook/wiring.html", nil)
+	want := []string{"3.2. Wiring the Sensors", "3.2.1. Choosing the Cables", "3.2.2. Connecting the Plugs", "3.2.3. Testing the Wiring"}
+	if got := headingTexts(p); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(p.Text, "3.2. Wiring the Sensors\n\nFor wiring, step 1 connects") {
+		t.Errorf("text starts %q", p.Text[:min(80, len(p.Text))])
+	}
+}

@@ -155,11 +155,14 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 	content, extractor := mainContent(doc, pageURL)
 	rd := newRenderer()
 	rd.spaceInline = extractor == ExtractorTrafilatura
-	if (extractor == ExtractorReadability || extractor == ExtractorContainer) && m.firstH1 != nil && !isSiteTitle(m.firstH1) &&
-		!hasElement(content, "h1") && !startsWithText(content, m.firstH1) {
-		// Readability drops an h1 that repeats the title; it is the page's
-		// top heading and belongs in the section paths.
-		rd.heading(m.firstH1, 1)
+	if extractor == ExtractorReadability || extractor == ExtractorContainer {
+		// Readability drops the heading that repeats the title (and turns
+		// h1 into h2); it is the page's top heading and belongs in the
+		// section paths.
+		if h := titleHeading(doc, m.title); h != nil && !startsWithText(content, h) &&
+			!hasHeadingText(content, headingText(h)) {
+			rd.heading(h, headingLevel(tagOf(h)))
+		}
 	}
 	rd.render(content)
 	rd.finish(p)
@@ -195,9 +198,19 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		}
 	}
 	parser := readability.NewParser()
-	restore := hideHeadingIDs(doc)
-	article, err := parser.ParseDocument(doc, pageURL) // works on a clone
+	rdoc := doc
+	if landmark != nil {
+		// Readability looks only where the page says its content is:
+		// given the whole page it also takes the site's title bar above
+		// the landmark along (mdBook's).
+		rdoc = landmarkDocument(doc, landmark)
+	}
+	restore := hideHeadingIDs(rdoc)
+	article, err := parser.ParseDocument(rdoc, pageURL) // works on a clone
 	restore()
+	if landmark != nil {
+		landmark.Parent.RemoveChild(landmark)
+	}
 	best, bestName, bestLen := (*html.Node)(nil), "", 0
 	if err == nil && article.Node != nil {
 		// On short pages readability takes the sidebar column along.
@@ -247,6 +260,24 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		return strippedBody(doc), ExtractorBody
 	}
 	return best, bestName
+}
+
+// landmarkDocument returns a document with doc's head and a body holding
+// only landmark, which it adopts (detach it after use).
+func landmarkDocument(doc, landmark *html.Node) *html.Node {
+	d := &html.Node{Type: html.DocumentNode}
+	root := &html.Node{Type: html.ElementNode, Data: "html", DataAtom: atom.Html}
+	if h := findFirst(doc, atom.Html); h != nil {
+		root.Attr = h.Attr
+	}
+	d.AppendChild(root)
+	if head := findFirst(doc, atom.Head); head != nil {
+		root.AppendChild(dom.Clone(head, true))
+	}
+	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+	root.AppendChild(body)
+	body.AppendChild(landmark)
+	return d
 }
 
 // isSiteTitle reports whether all text of heading h lies in links to other
@@ -318,7 +349,7 @@ func hideHeadingIDs(doc *html.Node) (restore func()) {
 // startsWithText reports whether content starts with the text of heading
 // (readability sometimes turns the h1 into an h2 or a paragraph).
 func startsWithText(content, heading *html.Node) bool {
-	h := trimPilcrow(collapse(textOf(heading)))
+	h := headingText(heading)
 	if h == "" {
 		return true
 	}
