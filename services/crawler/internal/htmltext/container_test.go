@@ -290,3 +290,22 @@ func TestContentContainerTextBesideCore(t *testing.T) {
 		})
 	}
 }
+
+func TestNamedForHeading(t *testing.T) {
+	tests := map[string]bool{
+		`<section id="comments"><h3>2.1.3. Comments</h3><p>A comment starts with a hash.</p></section>`:               true,
+		`<div class="section" id="s-host-header-poisoning"><span id="x"></span><h3>Host header poisoning¶</h3></div>`: true,
+		`<div id="comments"><h3>14 comments</h3><p>Nice post!</p></div>`:                                              false,
+		`<div id="header"><p>Site name</p></div>`:                                                                     false,
+	}
+	for src, want := range tests {
+		doc, err := html.Parse(strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := findFirst(doc, atom.Body)
+		if got := namedForHeading(body.FirstChild); got != want {
+			t.Errorf("namedForHeading(%s) = %v, want %v", src, got, want)
+		}
+	}
+}

@@ -566,13 +566,23 @@ func namedForHeading(n *html.Node) bool {
 			continue
 		}
 		if headingLevel(tagOf(c)) > 0 {
-			return slug(trimPilcrow(collapse(textOf(c)))) == id
+			return headingSlug(c) == id
 		}
 		if tagOf(c) != atom.Span && tagOf(c) != atom.A {
 			return false
 		}
 	}
 	return false
+}
+
+// headingSlug returns the slug of heading h without its section number
+// ("2.1.3. Comments" → "comments"; "14 comments" keeps its count).
+func headingSlug(h *html.Node) string {
+	text := trimPilcrow(collapse(textOf(h)))
+	if num, rest, ok := strings.Cut(text, " "); ok && strings.Contains(num, ".") && strings.Trim(num, "0123456789.") == "" {
+		text = rest
+	}
+	return slug(text)
 }
 
 // slug lower-cases s and joins its runs of letters and digits with hyphens.
