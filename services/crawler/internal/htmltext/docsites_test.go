@@ -83,3 +83,31 @@ func TestExtractDocBookSectionTitle(t *testing.T) {
 		t.Errorf("text starts %q", p.Text[:min(80, len(p.Text))])
 	}
 }
+
+// TestExtractKeepsHeadingsWithBoilerplateIDs covers generators that put the
+// anchor id on the heading itself (mdBook, MkDocs, Hugo): readability drops
+// a heading whose id holds "comment" and weighs down one holding "tool", so
+// the sections would lose their headings.
+func TestExtractKeepsHeadingsWithBoilerplateIDs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Comments - The Gadget Handbook</title></head><body>` +
+		`<nav class="sidebar"><ol><li><a href="a.html">Setup</a></li><li><a href="b.html">Comments</a></li></ol></nav><main>` +
+		`<h1 id="comments"><a class="header" href="#comments">Comments</a></h1>`)
+	for _, sec := range []string{"Line comments", "Doc comments", "Useful tools", "Shared headers"} {
+		id := strings.ToLower(strings.ReplaceAll(sec, " ", "-"))
+		b.WriteString(`<h2 id="` + id + `"><a class="header" href="#` + id + `">` + sec + `</a></h2>`)
+		for i := 0; i < 3; i++ {
+			b.WriteString(`<p>The part on ` + strings.ToLower(sec) + ` says how a gadget script marks text the gadget must skip, and how the skipped text still documents the script for its readers.</p>`)
+		}
+	}
+	b.WriteString(`</main></body></html>`)
+	p, err := Extract([]byte(b.String()), mustURL(t, "http://example.com/handbook/comments.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	want := []string{"Comments", "Line comments", "Doc comments", "Useful tools", "Shared headers"}
+	if got := headingTexts(p); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q\n%s", got, want, p.Text)
+	}
+}

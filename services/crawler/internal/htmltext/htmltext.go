@@ -313,7 +313,9 @@ func isSiteTitle(h *html.Node) bool {
 }
 
 // hideHeadingIDs removes the ids that name sections after their headings
-// (see namedForHeading) and returns a function that puts them back.
+// (see namedForHeading) and the ids of headings (mdBook, MkDocs and Hugo
+// put the anchor on the heading itself) and returns a function that puts
+// them back.
 // Readability takes words in ids for layout hints and drops sections such as
 // "Comments" (a language's comment syntax) or "Host header poisoning".
 func hideHeadingIDs(doc *html.Node) (restore func()) {
@@ -324,7 +326,8 @@ func hideHeadingIDs(doc *html.Node) (restore func()) {
 	var all []saved
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && (tagOf(n) == atom.Div || tagOf(n) == atom.Section) && namedForHeading(n) {
+		if n.Type == html.ElementNode && ((tagOf(n) == atom.Div || tagOf(n) == atom.Section) && namedForHeading(n) ||
+			headingLevel(tagOf(n)) > 0 && attr(n, "id") != "") {
 			kept := make([]html.Attribute, 0, len(n.Attr))
 			for _, a := range n.Attr {
 				if a.Namespace != "" || !strings.EqualFold(a.Key, "id") {
