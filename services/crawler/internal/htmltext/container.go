@@ -188,3 +188,40 @@ func isCommentThread(n *html.Node) bool {
 	}
 	return false
 }
+
+// minLeadText is the least prose (non-space bytes outside links) of the
+// paragraph that opens a container's text.
+const minLeadText = 24
+
+// missesLead reports whether best, readability's result, lacks the first
+// paragraph of container c: on a rustdoc trait page readability keeps the
+// long list of implementors, which outweighs the description in bytes, and
+// drops the description.
+func missesLead(best, c *html.Node) bool {
+	lead := leadParagraph(c)
+	if lead == nil {
+		return false
+	}
+	words := strings.Fields(textOf(lead))
+	return !strings.Contains(collapse(textOf(best)), strings.Join(words[:min(len(words), 8)], " "))
+}
+
+// leadParagraph returns the first <p> below n holding minLeadText of prose,
+// boilerplate and comment threads passed over.
+func leadParagraph(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || skipped[tagOf(c)] || isHidden(c) || isBoilerplate(c) || isCommentThread(c) {
+			continue
+		}
+		if tagOf(c) == atom.P {
+			if measureText(c, false, map[*html.Node]textStats{}).prose >= minLeadText {
+				return c
+			}
+			continue
+		}
+		if p := leadParagraph(c); p != nil {
+			return p
+		}
+	}
+	return nil
+}

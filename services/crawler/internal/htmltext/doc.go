@@ -19,7 +19,9 @@
 // counted) and lies inside it, the core is used instead, widened to the
 // element that also holds a title and introduction beside it unless that is
 // the body ("container"); when the sections beside the core hold 1,000 bytes
-// of prose or more, readability must also keep half of them. When
+// of prose or more, readability must also keep half of them. The container
+// wins too when readability lacks its first paragraph (rustdoc trait pages:
+// the list of implementors outweighs the description in bytes). When
 // readability returns suspiciously little (under 400 bytes on a page with
 // more than twice as much visible text; on link-list pages it tends to pick
 // the footer), the main landmark is used, else go-trafilatura with

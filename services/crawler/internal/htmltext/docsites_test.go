@@ -111,3 +111,24 @@ func TestExtractKeepsHeadingsWithBoilerplateIDs(t *testing.T) {
 		t.Errorf("headings = %q, want %q\n%s", got, want, p.Text)
 	}
 }
+
+// TestExtractRustdocTraitKeepsDescription covers a rustdoc trait page: a
+// one-line description and an example, then a long list of implementors
+// that are mostly links. The list outweighs the description in bytes and
+// readability keeps only it; the page's content (description first) must
+// come through whole.
+func TestExtractRustdocTraitKeepsDescription(t *testing.T) {
+	p := extractFile(t, "rustdoc-trait.html", "http://example.com/gadget/ops/trait.Tighten.html", nil)
+	if p.Extractor != ExtractorContainer {
+		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorContainer)
+	}
+	for _, s := range []string{"The bolt tightening operator +~.", "bolt.tighten(2);", "Turns the bolt further by rhs.", "impl Tighten<&mut isize> for Checked<isize>"} {
+		if !strings.Contains(p.Text, s) {
+			t.Errorf("text lacks %q", s)
+		}
+	}
+	want := []string{"Trait gadget::ops::Tighten", "Examples", "Required Methods", "fn tighten(&mut self, rhs: Rhs)", "Implementors"}
+	if got := headingTexts(p); len(got) < len(want) || strings.Join(got[:len(want)], "|") != strings.Join(want, "|") {
+		t.Errorf("headings start %q, want %q", got[:min(len(got), len(want))], want)
+	}
+}

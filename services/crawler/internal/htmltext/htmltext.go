@@ -230,7 +230,7 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		if landmark != nil {
 			root, keepRoot = mainLandmark(doc), true
 		}
-		if c, need := contentContainer(root, keepRoot); c != nil && bestLen < need {
+		if c, need := contentContainer(root, keepRoot); c != nil && (bestLen < need || missesLead(best, c)) {
 			if c = pruneContainer(dom.Clone(c, true)); sharesText(collapse(textOf(best)), collapse(textOf(c))) {
 				return c, ExtractorContainer
 			}
