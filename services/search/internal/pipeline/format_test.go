@@ -264,6 +264,11 @@ func TestSuggestions(t *testing.T) {
 		{"not the last part of a dotted name the query says", query("argparse.ArgumentParser"), []RelatedEntity{{Name: "ArgumentParser"}, {Name: "getopt"}},
 			[]string{"getopt"}},
 		{"an entity mentioned in passing is no suggestion", q, []RelatedEntity{{Name: "sys.argv"}}, []string{}},
+		{"not a plain phrase of the query's own words", query("write a custom validator for a model field"),
+			[]RelatedEntity{{Name: "Validators", Type: "concept"}, {Name: "Model fields", Type: "identifier"}, {Name: "custom validator"}}, []string{}},
+		{"a phrase that adds a word, and a name typed as code, stay", query("how do I undo a migration thread"),
+			[]RelatedEntity{{Name: "Squashing migrations", Type: "concept"}, {Name: "threading", Type: "module"}},
+			[]string{"Squashing migrations", "threading"}},
 		{"nothing to suggest", q, nil, []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -682,6 +682,9 @@ func suggestions(q queryparse.Query, related []RelatedEntity, pages []topPage) [
 		if n := strings.ToLower(name); containsName(query, n) || strings.Contains(query, "."+n) {
 			continue // what the query says, or the last part of a dotted name it says
 		}
+		if restatesQuery(r, q.Terms) {
+			continue
+		}
 		ev := gather(pages, name, q.Terms)
 		if !ev.title && !ev.heading && !ev.query {
 			continue
@@ -692,6 +695,62 @@ func suggestions(q queryparse.Query, related []RelatedEntity, pages []topPage) [
 		}
 	}
 	return out
+}
+
+// restatesQuery reports whether a related entity, as a suggested query, would only
+// say the query again: a plain phrase, not an API name, whose every word is one of
+// the query's words up to a plural or verb ending ("Migrations" for "how do I undo a
+// migration", "custom manager" for "custom model manager"). It stays a related entity;
+// as a next query it adds nothing. Names in code form (dotted, snake or camel case) and
+// entities typed as code (a module such as "threading" for "start a thread") are the
+// answer's own spelling and stay suggestions.
+func restatesQuery(r RelatedEntity, terms []string) bool {
+	switch r.Type {
+	case "", "concept", "identifier":
+	default:
+		return false
+	}
+	if !isPlainPhrase(r.Name) {
+		return false
+	}
+	parts := nameParts(r.Name)
+	if len(parts) == 0 {
+		return false
+	}
+	for _, part := range parts {
+		if !slices.ContainsFunc(terms, func(t string) bool { return sameWord(part, stemWord(strings.ToLower(t))) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// isPlainPhrase reports whether name is words of letters (an initial capital at most)
+// separated by spaces or hyphens: prose, not code.
+func isPlainPhrase(name string) bool {
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' }) {
+		for i, r := range w {
+			if !unicode.IsLetter(r) || (i > 0 && unicode.IsUpper(r) && !isUpperWord(w)) {
+				return false
+			}
+		}
+	}
+	return strings.TrimSpace(name) != ""
+}
+
+// isUpperWord reports whether every letter of w is upper case (an acronym: "SQL").
+func isUpperWord(w string) bool { return strings.ToUpper(w) == w }
+
+// sameWord reports whether two stemmed, lower-cased words are one word: equal, or
+// one a prefix of the other differing by at most two letters ("quer" and "query").
+func sameWord(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if len(a) < 4 || len(b) < 4 || max(len(a), len(b))-min(len(a), len(b)) > 2 {
+		return false
+	}
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
 }
 
 // pageChunks returns, for a document, its hydrated candidate chunks (the result
