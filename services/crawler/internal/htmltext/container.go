@@ -123,7 +123,7 @@ func measureText(n *html.Node, inLink bool, stats map[*html.Node]textStats) text
 		}
 		return s
 	case html.ElementNode:
-		if skipped[tagOf(n)] || isHidden(n) || isBoilerplate(n) || isCommentThread(n) {
+		if passedOver(n) || isCommentThread(n) {
 			return s
 		}
 		inLink = inLink || tagOf(n) == atom.A
@@ -149,16 +149,7 @@ func measureText(n *html.Node, inLink bool, stats map[*html.Node]textStats) text
 // pruneContainer removes boilerplate and reader comment threads below n (in
 // place) and returns n.
 func pruneContainer(n *html.Node) *html.Node {
-	for c := n.FirstChild; c != nil; {
-		next := c.NextSibling
-		if c.Type == html.ElementNode && (isBoilerplate(c) || isCommentThread(c)) {
-			n.RemoveChild(c)
-		} else {
-			pruneContainer(c)
-		}
-		c = next
-	}
-	return n
+	return prune(n, func(c *html.Node) bool { return isBoilerplate(c) || isCommentThread(c) })
 }
 
 // commentClasses are class names of reader comment threads (WordPress,
@@ -210,7 +201,7 @@ func missesLead(best, c *html.Node) bool {
 // boilerplate and comment threads passed over.
 func leadParagraph(n *html.Node) *html.Node {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode || skipped[tagOf(c)] || isHidden(c) || isBoilerplate(c) || isCommentThread(c) {
+		if c.Type != html.ElementNode || passedOver(c) || isCommentThread(c) {
 			continue
 		}
 		if tagOf(c) == atom.P {

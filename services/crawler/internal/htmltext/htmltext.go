@@ -190,8 +190,9 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 	visible := visibleTextLen(doc)
 	var landmark *html.Node
 	landmarkText := ""
-	if m := mainLandmark(doc); m != nil {
-		landmark = pruneBoilerplate(dom.Clone(m, true))
+	declared := mainLandmark(doc)
+	if declared != nil {
+		landmark = pruneBoilerplate(dom.Clone(declared, true))
 		landmarkText = collapse(textOf(landmark))
 		if len(landmarkText) < minLandmarkText {
 			landmark = nil
@@ -228,7 +229,7 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		// one container (see containerShare); the container then wins.
 		root, keepRoot := findFirst(doc, atom.Body), false
 		if landmark != nil {
-			root, keepRoot = mainLandmark(doc), true
+			root, keepRoot = declared, true
 		}
 		if c, need := contentContainer(root, keepRoot); c != nil && (bestLen < need || missesLead(best, c)) {
 			if c = pruneContainer(dom.Clone(c, true)); sharesText(collapse(textOf(best)), collapse(textOf(c))) {

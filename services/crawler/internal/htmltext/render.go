@@ -468,17 +468,27 @@ func mainLandmark(doc *html.Node) *html.Node {
 
 // pruneBoilerplate removes navigation, banners, sidebars and cookie notices
 // below n (in place) and returns n.
-func pruneBoilerplate(n *html.Node) *html.Node {
+func pruneBoilerplate(n *html.Node) *html.Node { return prune(n, isBoilerplate) }
+
+// prune removes the elements below n (in place) for which drop is true and
+// returns n.
+func prune(n *html.Node, drop func(*html.Node) bool) *html.Node {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
-		if c.Type == html.ElementNode && isBoilerplate(c) {
+		if c.Type == html.ElementNode && drop(c) {
 			n.RemoveChild(c)
 		} else {
-			pruneBoilerplate(c)
+			prune(c, drop)
 		}
 		c = next
 	}
 	return n
+}
+
+// passedOver reports whether element n holds no text worth reading: a
+// skipped tag (script, style, …), hidden, or boilerplate.
+func passedOver(n *html.Node) bool {
+	return skipped[tagOf(n)] || isHidden(n) || isBoilerplate(n)
 }
 
 func isBoilerplate(n *html.Node) bool {
@@ -578,7 +588,7 @@ func namedForHeading(n *html.Node) bool {
 // headingSlug returns the slug of heading h without its section number
 // ("2.1.3. Comments" → "comments"; "14 comments" keeps its count).
 func headingSlug(h *html.Node) string {
-	text := trimPilcrow(collapse(textOf(h)))
+	text := headingText(h)
 	if num, rest, ok := strings.Cut(text, " "); ok && strings.Contains(num, ".") && strings.Trim(num, "0123456789.") == "" {
 		text = rest
 	}

@@ -25,7 +25,7 @@ func titleHeading(doc *html.Node, title string) *html.Node {
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil && h1 == nil; c = c.NextSibling {
-			if c.Type != html.ElementNode || skipped[tagOf(c)] || isHidden(c) || isBoilerplate(c) {
+			if c.Type != html.ElementNode || passedOver(c) {
 				continue
 			}
 			switch tagOf(c) {
