@@ -188,10 +188,16 @@ func (r *jobRun) reclaimLoop(ctx context.Context) {
 	}
 }
 
+// Each step counts what it returned as soon as it succeeds: when releasing the
+// lost claims fails (a deadlock under load), the expired ones already went back.
 func (r *jobRun) reclaim(ctx context.Context) error {
 	expired, err := r.front.requeueExpired(ctx)
 	if err != nil {
 		return err
+	}
+	if expired > 0 {
+		r.log("claims returned to the queue", "expired", expired)
+		r.e.m.reclaimed.Add(float64(expired))
 	}
 	r.claimMu.Lock()
 	r.inflightMu.Lock()
@@ -205,9 +211,9 @@ func (r *jobRun) reclaim(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if expired+lost > 0 {
-		r.log("claims returned to the queue", "expired", expired, "lost", lost)
-		r.e.m.reclaimed.Add(float64(expired + lost))
+	if lost > 0 {
+		r.log("claims returned to the queue", "lost", lost)
+		r.e.m.reclaimed.Add(float64(lost))
 	}
 	return nil
 }
