@@ -199,6 +199,36 @@ func TestRelatedEntitiesNotParameterNames(t *testing.T) {
 	}
 }
 
+func TestRelatedEntitiesNotAnEverydayMemberName(t *testing.T) {
+	q := query("checkconstraint on a model")
+	results := []ranker.Result{page("constraints", "Constraints reference — Django documentation",
+		[]string{"Constraints reference", "CheckConstraint", "check"},
+		"class CheckConstraint(*, check, name)\n\nCreates a check constraint in the database.\n\n"+
+			"CheckConstraint.check\n\nA Q object or boolean expression that specifies the check you want the constraint to enforce.\n"+
+			"CheckConstraint.name\n\nThe name of the constraint, which you must always specify as a unique name for the constraint.\n")}
+	check := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "check", Name: "check", Type: "function"}, Weight: 0.3, Documents: 4}
+	pages := topPages(results, nil, nil)
+	// "check": an everyday word, defined here only as CheckConstraint.check, sharing no
+	// query word: shown alone it names nothing.
+	if got := names(relatedEntities(q, []kgapi.WeightedEntity{check}, results, pages, 650)); len(got) != 0 {
+		t.Errorf("got %v, want none: a member's everyday bare name", got)
+	}
+	// A query word it shares ties it to the question.
+	if diff := cmp.Diff([]string{"check"}, names(relatedEntities(query("what the checks of a constraint do"),
+		[]kgapi.WeightedEntity{check}, results, pages, 650))); diff != "" {
+		t.Errorf("a member name the query says (-want +got):\n%s", diff)
+	}
+	// A module whose own function carries its name ("socket.socket") stays.
+	sock := []ranker.Result{page("socket", "socket — Low-level networking interface", []string{"socket — Low-level networking interface"},
+		"socket.socket(family=AF_INET, type=SOCK_STREAM, proto=0, fileno=None)\n\n"+
+			"Create a new socket using the given address family, socket type and protocol number for network connections.\n")}
+	mod := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "socket", Name: "socket", Type: "module"}, Weight: 0.3, Documents: 4}
+	if diff := cmp.Diff([]string{"socket"}, names(relatedEntities(query("low level network connections"),
+		[]kgapi.WeightedEntity{mod}, sock, topPages(sock, nil, nil), 650))); diff != "" {
+		t.Errorf("a module (-want +got):\n%s", diff)
+	}
+}
+
 func TestRelatedEntitiesNoneWhenNothingIsGoodEnough(t *testing.T) {
 	q := query("read a csv file")
 	fb := []kgapi.WeightedEntity{
@@ -326,7 +356,8 @@ func TestEvidenceHelpers(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]bool{"Article.objects.filter": true, "django.contrib.auth": false, "QuerySet.select_related": false,
-		"Built-in Functions": true, "Python 3.11": true, "--verbose": true, "DictReader": false, "abstract base class": false} {
+		"Built-in Functions": true, "Python 3.11": true, "--verbose": true, "DictReader": false, "abstract base class": false,
+		"A.B": true, "x.y.z": true, "os.path": false, "re.A": false} {
 		if got := noiseName(name, "concept"); got != want {
 			t.Errorf("noiseName(%q) = %v, want %v", name, got, want)
 		}

@@ -65,6 +65,10 @@ type evidence struct {
 	// ("follow_symlinks", "from_email"; a bare line naming it, as attribute and
 	// signal-argument lists write them, does not count).
 	parameter bool
+	// member: a top page's signature defines the name as a member of something
+	// else ("CheckConstraint.check", "Manager.raw", "re.search" for "check", "raw",
+	// "search").
+	member bool
 }
 
 func (e evidence) score(weight float64) float64 {
@@ -385,10 +389,25 @@ func gather(pages []topPage, name string, terms []string) evidence {
 		}
 		defined = defined || definesName(p.callables, n)
 		param = param || isParameter(p.params, n)
+		ev.member = ev.member || definesMember(p.defines, n)
 	}
 	ev.parameter = param && !defined
 	ev.query = sharesQueryWord(name, terms)
 	return ev
+}
+
+// definesMember reports whether one of the defined names is a dotted name ending
+// in the lower-cased bare name n ("checkconstraint.check" for "check").
+func definesMember(defines []string, n string) bool {
+	if strings.Contains(n, ".") {
+		return false
+	}
+	for _, d := range defines {
+		if strings.HasSuffix(d, "."+n) {
+			return true
+		}
+	}
+	return false
 }
 
 // isParameter reports whether the lower-cased name is a bare identifier
@@ -475,8 +494,8 @@ func stemWord(w string) string {
 
 // noiseName reports names that are never worth showing as an entity: versions and
 // URLs, numbers and section references, fragments of sentences, flags and paths,
-// language keywords, and multi-word capitalised phrases that are section titles
-// typed as concepts ("Built-in Functions", "Brief Tour").
+// language keywords, placeholder paths ("A.B"), and multi-word capitalised phrases
+// that are section titles typed as concepts ("Built-in Functions", "Brief Tour").
 func noiseName(name, typ string) bool {
 	switch typ {
 	case "version", "url", "keyword":
@@ -490,7 +509,7 @@ func noiseName(name, typ string) bool {
 		return true
 	case len(fields) > 1 && strings.ContainsAny(name, "0123456789"):
 		return true
-	case usageChain(name):
+	case usageChain(name), placeholderPath(name):
 		return true
 	}
 	if len(fields) > 1 && (typ == "concept" || typ == "software" || typ == "library") {
@@ -502,6 +521,22 @@ func noiseName(name, typ string) bool {
 		return titled
 	}
 	return false
+}
+
+// placeholderPath reports a dotted name whose every part is a single letter ("A.B",
+// "x.y"): the placeholder of a version scheme or an example ("Django A.B", "a.b"),
+// never an API's name.
+func placeholderPath(name string) bool {
+	parts := strings.Split(name, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) != 1 || !unicode.IsLetter(rune(p[0])) {
+			return false
+		}
+	}
+	return true
 }
 
 // everydayName reports an everyday word written as one ("debug", "add", "DELETE"),
@@ -615,7 +650,8 @@ type keptEntity struct {
 //   - the second also shares a word with the query or is named by the first
 //     result page's title: judged on the dev sets, a second entity without either
 //     was often an alternative to the answer rather than a part of it (random
-//     beside secrets, OpenSSL beside hashlib, Logger beside logging).
+//     beside secrets, OpenSSL beside hashlib, Logger beside logging);
+//   - it is not a member's bare name that is an everyday word (memberWord).
 //
 // An entity that fails is dropped, not replaced by the next candidate: those have
 // weaker evidence. Without a query embedding only the second rule applies.
@@ -626,12 +662,24 @@ func shownRelated(out []keptEntity, pages []topPage, source string) []RelatedEnt
 		if i == maxRelated || k.score < minRelatedScore || k.score < relativeScore*out[0].score {
 			break
 		}
-		if near && !nearQuery(pages, strings.ToLower(k.e.name), threshold) || i > 0 && !k.ev.query && !k.ev.first {
+		if near && !nearQuery(pages, strings.ToLower(k.e.name), threshold) || i > 0 && !k.ev.query && !k.ev.first ||
+			memberWord(k) {
 			continue
 		}
 		res = append(res, RelatedEntity{Name: k.e.name, Type: k.e.typ, Score: round(k.score, 3), Source: source})
 	}
 	return res
+}
+
+// memberWord reports a bare member name that is an everyday word ("check", "raw",
+// "search") which a top page defines under an owner
+// ("CheckConstraint.check", "Manager.raw", "re.search") and which shares no word
+// with the query: shown alone it reads as the word, not as the API (judged on the dev
+// sets: "check" for "CheckConstraint", "raw" for query-string parameters, "search"
+// for re.sub). A module is exempt: its own functions carry its name as an owner
+// ("socket.socket", "time.time").
+func memberWord(k keptEntity) bool {
+	return k.ev.member && !k.ev.query && k.e.typ != "module" && everydayName(k.e.name)
 }
 
 // relatedEntities lists the entities the top results are about (relatedFrom): graph
