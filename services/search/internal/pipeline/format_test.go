@@ -229,6 +229,33 @@ func TestRelatedEntitiesNotAnEverydayMemberName(t *testing.T) {
 	}
 }
 
+func TestRelatedTopicNeedsATitleHeadingOrQueryWord(t *testing.T) {
+	q := query("priority queue")
+	results := []ranker.Result{
+		page("queue", "queue — A synchronized queue class", []string{"queue — A synchronized queue class"},
+			"In a FIFO queue the first tasks added are the first retrieved, and maxsize sets the upper bound on the number of items.\n"),
+		page("heapq", "heapq — Heap queue algorithm", []string{"heapq — Heap queue algorithm"},
+			"Unlike a FIFO list, a heap keeps its smallest item first, and maxsize plays no part in how the items are ordered.\n"),
+	}
+	topic := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "fifo", Name: "FIFO", Type: "concept"}, Weight: 0.3, Documents: 6}
+	code := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "maxsize", Name: "maxsize", Type: "identifier"}, Weight: 0.3, Documents: 6}
+	pages := topPages(results, nil, nil)
+	// Both are mentioned in the sentences of two top pages, with no title, heading or
+	// query word naming them: a concept is a word the pages use in passing...
+	if got := names(relatedEntities(q, []kgapi.WeightedEntity{topic}, results, pages, 650)); len(got) != 0 {
+		t.Errorf("got %v, want none: a concept on salience alone", got)
+	}
+	// ... a code name is what they use.
+	if diff := cmp.Diff([]string{"maxsize"}, names(relatedEntities(q, []kgapi.WeightedEntity{code}, results, pages, 650))); diff != "" {
+		t.Errorf("a code name on salience (-want +got):\n%s", diff)
+	}
+	// A heading naming the concept makes it a topic of the results.
+	results[0].Candidate.Headings = append(results[0].Candidate.Headings, "FIFO queues")
+	if diff := cmp.Diff([]string{"FIFO"}, names(relatedEntities(q, []kgapi.WeightedEntity{topic}, results, topPages(results, nil, nil), 650))); diff != "" {
+		t.Errorf("a concept a heading names (-want +got):\n%s", diff)
+	}
+}
+
 func TestRelatedEntitiesNoneWhenNothingIsGoodEnough(t *testing.T) {
 	q := query("read a csv file")
 	fb := []kgapi.WeightedEntity{

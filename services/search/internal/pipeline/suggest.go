@@ -651,7 +651,13 @@ type keptEntity struct {
 //     result page's title: judged on the dev sets, a second entity without either
 //     was often an alternative to the answer rather than a part of it (random
 //     beside secrets, OpenSSL beside hashlib, Logger beside logging);
-//   - it is not a member's bare name that is an everyday word (memberWord).
+//   - it is not a member's bare name that is an everyday word (memberWord);
+//   - a concept or a language needs a top title or heading naming it or a query
+//     word (salientTopic): judged on the dev sets, those kept on salience alone
+//     (mentioned in the prose of several top pages) were words the pages use in
+//     passing ("application server", "FIFO", "Tcl" for GUI toolkits), while
+//     code names kept that way were mostly useful (USE_TZ, allow_future,
+//     __wrapped__).
 //
 // An entity that fails is dropped, not replaced by the next candidate: those have
 // weaker evidence. Without a query embedding only the second rule applies.
@@ -663,7 +669,7 @@ func shownRelated(out []keptEntity, pages []topPage, source string) []RelatedEnt
 			break
 		}
 		if near && !nearQuery(pages, strings.ToLower(k.e.name), threshold) || i > 0 && !k.ev.query && !k.ev.first ||
-			memberWord(k) {
+			memberWord(k) || salientTopic(k) {
 			continue
 		}
 		res = append(res, RelatedEntity{Name: k.e.name, Type: k.e.typ, Score: round(k.score, 3), Source: source})
@@ -680,6 +686,14 @@ func shownRelated(out []keptEntity, pages []topPage, source string) []RelatedEnt
 // ("socket.socket", "time.time").
 func memberWord(k keptEntity) bool {
 	return k.ev.member && !k.ev.query && k.e.typ != "module" && everydayName(k.e.name)
+}
+
+// salientTopic reports a concept or a language (a plain-language topic, not a code
+// name) kept on salience alone: no top title or heading names it and it shares no
+// word with the query.
+func salientTopic(k keptEntity) bool {
+	topic := k.e.typ == "concept" || strings.HasSuffix(k.e.typ, "_language")
+	return topic && !k.ev.title && !k.ev.heading && !k.ev.query
 }
 
 // relatedEntities lists the entities the top results are about (relatedFrom): graph
