@@ -10,7 +10,14 @@
 // the page has a main landmark (<main> or role="main", minus navigation,
 // sidebars and banners), readability is given only that. Ids that name a
 // section after its heading are hidden from readability, which reads words
-// such as "comments" or "header" in ids as layout. Readability credits a
+// such as "comments" or "header" in ids as layout, and so are the classes
+// of spans named comments (the comments of Doxygen's code listings, which
+// are not in pre or code). Navigation is a nav, header, footer or aside
+// element, a navigation, banner or similar role, an element with id or a
+// class "footer", one named sidebar, breadcrumb or navbar, and, when mostly
+// links, one whose id or a class starts with "nav" or names a menu, and a
+// short bar of rel="next"/"prev"/"up" links (texinfo). Readability's result
+// keeps its classes so that these rules apply to it. Readability credits a
 // paragraph's score only to its nearest ancestors, so on pages whose
 // sections nest deeply it can keep one subsection and drop the rest; when
 // its text is under 90% of the page's content core (the deepest element
@@ -23,13 +30,14 @@
 // wins too when readability lacks its first paragraph (rustdoc trait pages:
 // the list of implementors outweighs the description in bytes). When
 // readability returns suspiciously little (under 400 bytes on a page with
-// more than twice as much visible text; on link-list pages it tends to pick
-// the footer), the main landmark is used, else go-trafilatura with
+// more than twice as much text outside navigation; on link-list pages it
+// tends to pick the footer), the main landmark is used, else go-trafilatura with
 // FavorRecall, and only when all fail the body with its navigation landmarks
 // removed. Page.Extractor says which one was used. Readability drops the
 // heading that repeats the page title; the page's own top heading (the first
 // h1 of the landmark or body that is not the site's name, else an h2 the
-// title holds) is put back in front. The content node is then rendered to
+// title holds, else an h3–h6 it holds, section number aside) is put back in
+// front unless the text opens with it. The content node is then rendered to
 // plain text by this package: one block per paragraph, list item, table row,
 // definition term or code block; blocks separated by a blank line (list
 // items, table rows and term/definition pairs by a single newline);

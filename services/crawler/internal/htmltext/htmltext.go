@@ -104,7 +104,7 @@ type Robots struct {
 }
 
 // minMainText is the length under which readability's result is suspicious
-// when the page has much more visible text.
+// when the page has much more text outside navigation.
 const minMainText = 400
 
 // minLandmarkText is the least text a main landmark must hold to be used.
@@ -187,7 +187,10 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 // mainContent returns the node holding the main content and the name of the
 // method that found it.
 func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
-	visible := visibleTextLen(doc)
+	// Text in navigation, banners and footers does not count: a short
+	// page whose other text is its navigation bars is no reason to try
+	// trafilatura, which takes them along.
+	visible := contentTextLen(findFirst(doc, atom.Body))
 	var landmark *html.Node
 	landmarkText := ""
 	declared := mainLandmark(doc)
@@ -199,6 +202,9 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		}
 	}
 	parser := readability.NewParser()
+	// Classes stay on readability's result so that pruning recognises footers
+	// and navigation by them.
+	parser.KeepClasses = true
 	rdoc := doc
 	if landmark != nil {
 		// Readability looks only where the page says its content is:
@@ -314,29 +320,38 @@ func isSiteTitle(h *html.Node) bool {
 }
 
 // hideHeadingIDs removes the ids that name sections after their headings
-// (see namedForHeading) and the ids of headings (mdBook, MkDocs and Hugo
-// put the anchor on the heading itself) and returns a function that puts
-// them back.
-// Readability takes words in ids for layout hints and drops sections such as
-// "Comments" (a language's comment syntax) or "Host header poisoning".
+// (see namedForHeading), the ids of headings (mdBook, MkDocs and Hugo put
+// the anchor on the heading itself) and the classes of code comments (see
+// isCodeComment), and returns a function that puts them back.
+// Readability takes words in ids and classes for layout hints and drops
+// sections such as "Comments" (a language's comment syntax) or "Host header
+// poisoning", and the comments of a code listing.
 func hideHeadingIDs(doc *html.Node) (restore func()) {
 	type saved struct {
 		n    *html.Node
 		attr []html.Attribute
 	}
 	var all []saved
+	hide := func(n *html.Node, key string) {
+		kept := make([]html.Attribute, 0, len(n.Attr))
+		for _, a := range n.Attr {
+			if a.Namespace != "" || !strings.EqualFold(a.Key, key) {
+				kept = append(kept, a)
+			}
+		}
+		all = append(all, saved{n, n.Attr})
+		n.Attr = kept
+	}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && ((tagOf(n) == atom.Div || tagOf(n) == atom.Section) && namedForHeading(n) ||
-			headingLevel(tagOf(n)) > 0 && attr(n, "id") != "") {
-			kept := make([]html.Attribute, 0, len(n.Attr))
-			for _, a := range n.Attr {
-				if a.Namespace != "" || !strings.EqualFold(a.Key, "id") {
-					kept = append(kept, a)
-				}
+		if n.Type == html.ElementNode {
+			switch {
+			case (tagOf(n) == atom.Div || tagOf(n) == atom.Section) && namedForHeading(n),
+				headingLevel(tagOf(n)) > 0 && attr(n, "id") != "":
+				hide(n, "id")
+			case isCodeComment(n):
+				hide(n, "class")
 			}
-			all = append(all, saved{n, n.Attr})
-			n.Attr = kept
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			walk(c)
@@ -350,14 +365,56 @@ func hideHeadingIDs(doc *html.Node) (restore func()) {
 	}
 }
 
-// startsWithText reports whether content starts with the text of heading
-// (readability sometimes turns the h1 into an h2 or a paragraph).
+// isCodeComment reports whether n is a span whose class names it a comment:
+// the comment of a highlighted code listing (Doxygen writes its listings as
+// one div per line, outside pre and code, with span.comment), never a
+// reader comment thread, which is a block.
+func isCodeComment(n *html.Node) bool {
+	if tagOf(n) != atom.Span {
+		return false
+	}
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		if strings.Contains(c, "comment") {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWithText reports whether content opens with a block holding just
+// the text of heading (readability sometimes turns the h1 into an h2 or a
+// paragraph). A first paragraph that merely starts with the same words ("The
+// Python Package Index (PyPI) stores metadata ...") does not count.
 func startsWithText(content, heading *html.Node) bool {
 	h := headingText(heading)
 	if h == "" {
 		return true
 	}
-	return strings.HasPrefix(collapse(textOf(content)), h)
+	return trimPilcrow(collapse(firstBlockText(content))) == h
+}
+
+// firstBlockText returns the text of the first heading, paragraph or other
+// text block below n that holds text, "" when there is none.
+func firstBlockText(n *html.Node) string {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return c.Data
+		}
+		if c.Type != html.ElementNode || skipped[tagOf(c)] {
+			continue
+		}
+		switch tagOf(c) {
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.P, atom.Dt, atom.Li, atom.Pre, atom.Th, atom.Td:
+			if t := headingText(c); t != "" {
+				return t
+			}
+			continue
+		}
+		if t := firstBlockText(c); t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 // sharesText reports whether some run of words of text (sampled at a

@@ -2,6 +2,7 @@ package htmltext
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -10,9 +11,11 @@ import (
 // titleHeading returns the page's own top heading, which readability drops
 // when it repeats the title: the first h1 of the main landmark (of the body
 // when there is none) that is not the site's name, else the first h2 whose
-// text the title holds (DocBook titles a section page with an h2). Headings
-// in navigation, banners and sidebars do not count. It returns nil when
-// there is none.
+// text the title holds (DocBook titles a section page with an h2), else the
+// first h3–h6 the title holds, section number aside (texinfo titles a
+// section page "4.2 Name" with an h3, a subsection with an h4). Headings in
+// navigation, banners and sidebars do not count. It returns nil when there
+// is none.
 func titleHeading(doc *html.Node, title string) *html.Node {
 	root := mainLandmark(doc)
 	if root == nil {
@@ -21,7 +24,7 @@ func titleHeading(doc *html.Node, title string) *html.Node {
 		}
 	}
 	title = strings.ToLower(collapse(title))
-	var h1, h2 *html.Node
+	var h1, h2, lower *html.Node
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil && h1 == nil; c = c.NextSibling {
@@ -34,9 +37,12 @@ func titleHeading(doc *html.Node, title string) *html.Node {
 					h1 = c
 				}
 			case atom.H2:
-				text := strings.ToLower(headingText(c))
-				if h2 == nil && text != "" && strings.Contains(title, text) {
+				if h2 == nil && titleHolds(title, headingText(c)) {
 					h2 = c
+				}
+			case atom.H3, atom.H4, atom.H5, atom.H6:
+				if lower == nil && titleHolds(title, headingText(c)) {
+					lower = c
 				}
 			default:
 				walk(c)
@@ -44,10 +50,30 @@ func titleHeading(doc *html.Node, title string) *html.Node {
 		}
 	}
 	walk(root)
-	if h1 != nil {
+	switch {
+	case h1 != nil:
 		return h1
+	case h2 != nil:
+		return h2
 	}
-	return h2
+	return lower
+}
+
+// titleHolds reports whether title (lower case) holds heading text, or holds
+// it without its leading section number ("4.2 Tightening bolts", "15 Tools").
+func titleHolds(title, heading string) bool {
+	heading = strings.ToLower(heading)
+	if heading == "" {
+		return false
+	}
+	if strings.Contains(title, heading) {
+		return true
+	}
+	num, rest, ok := strings.Cut(heading, " ")
+	if !ok || num == "" || strings.Trim(num, "0123456789.") != "" || utf8.RuneCountInString(rest) < 3 {
+		return false
+	}
+	return strings.Contains(title, rest)
 }
 
 // hasHeadingText reports whether n holds a heading whose text is text.
