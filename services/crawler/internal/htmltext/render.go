@@ -567,23 +567,22 @@ func namedNavigation(n *html.Node) bool {
 // next, previous and parent pages.
 const maxPagerText = 400
 
-// isPager reports whether n is a short bar holding a link to the next,
-// previous or parent page (rel="next", "prev", "previous" or "up") among its
-// children or grandchildren: texinfo's "Next: … Previous: … Up: …" line.
+// isPager reports whether n is a short bar with a link to the next,
+// previous or parent page (rel="next", "prev", "previous" or "up") among
+// its children: texinfo's "Next: … Previous: … Up: …" line. Only children
+// count: a short page's wrapper holds such links deeper down.
 func isPager(n *html.Node) bool {
 	switch tagOf(n) {
-	case atom.Div, atom.P, atom.Ul, atom.Ol, atom.Table, atom.Section:
+	case atom.Div, atom.P, atom.Ul, atom.Ol, atom.Section:
 	default:
 		return false
 	}
-	found := false
-	for c := n.FirstChild; c != nil && !found; c = c.NextSibling {
-		found = pagerLink(c)
-		for cc := c.FirstChild; cc != nil && !found; cc = cc.NextSibling {
-			found = pagerLink(cc)
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if pagerLink(c) {
+			return textLen(n) <= maxPagerText
 		}
 	}
-	return found && textLen(n) <= maxPagerText
+	return false
 }
 
 // pagerLink reports whether n is a link to the next, previous or parent page.
