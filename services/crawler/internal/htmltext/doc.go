@@ -31,9 +31,9 @@
 // the list of implementors outweighs the description in bytes). When
 // readability returns suspiciously little (under 400 bytes on a page with
 // more than twice as much text outside navigation; on link-list pages it
-// tends to pick the footer), the main landmark is used, else go-trafilatura with
-// FavorRecall, and only when all fail the body with its navigation landmarks
-// removed. Page.Extractor says which one was used. Readability drops the
+// tends to pick the footer), the main landmark is used, else go-trafilatura
+// with FavorRecall on the page without its navigation, and only when all
+// fail the body without its navigation. Page.Extractor says which one was used. Readability drops the
 // heading that repeats the page title; the page's own top heading (the first
 // h1 of the landmark or body that is not the site's name, else an h2 the
 // title holds, else an h3–h6 it holds, section number aside) is put back in

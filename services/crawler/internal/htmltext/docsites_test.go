@@ -218,3 +218,32 @@ func TestExtractDropsNamedNavigationOnShortPage(t *testing.T) {
 		t.Errorf("text = %q, want %q (extractor %s)", p.Text, want, p.Extractor)
 	}
 }
+
+// TestExtractChapterPageKeepsTableOfContents covers a chapter page of a
+// texinfo manual: a pager bar, the chapter heading and a list of links to
+// its sections. Readability finds nothing but the bar; trafilatura, given
+// the whole page, took the bar for the text.
+func TestExtractChapterPageKeepsTableOfContents(t *testing.T) {
+	page := `<html><head><title>Fasteners (The Gadget Manual)</title></head><body lang="en">` +
+		`<div class="chapter" id="Fasteners"><div class="header"><p>Next: <a href="Gears.html" accesskey="n" rel="next">Gears and gear trains</a>, ` +
+		`Previous: <a href="Frame.html" accesskey="p" rel="prev">Assembling the frame</a>, Up: <a href="index.html" accesskey="u" rel="up">The Gadget Manual</a> ` +
+		`&nbsp; [<a href="index.html#SEC_Contents" rel="contents">Contents</a>][<a href="Index.html" rel="index">Index</a>]</p></div><hr>` +
+		`<h2 class="chapter">4 Fasteners</h2><ul class="section-toc"><li><a href="Choosing-bolts.html" accesskey="1">Choosing bolts</a></li>` +
+		`<li><a href="Tightening-bolts.html" accesskey="2">Tightening bolts</a></li><li><a href="Bolt-sizes.html" accesskey="3">Bolt sizes</a></li></ul>` +
+		`</div></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/gadget/Fasteners.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	for _, s := range []string{"4 Fasteners", "Choosing bolts", "Tightening bolts", "Bolt sizes"} {
+		if !strings.Contains(p.Text, s) {
+			t.Errorf("text lacks %q (extractor %s): %q", s, p.Extractor, p.Text)
+		}
+	}
+	for _, s := range []string{"Next:", "Gears and gear trains", "Assembling the frame"} {
+		if strings.Contains(p.Text, s) {
+			t.Errorf("text holds %q (extractor %s): %q", s, p.Extractor, p.Text)
+		}
+	}
+}

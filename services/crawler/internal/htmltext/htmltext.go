@@ -251,7 +251,9 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		if landmark != nil {
 			return landmark, ExtractorLandmark
 		}
-		res, err := trafilatura.ExtractDocument(doc, trafilatura.Options{
+		// Trafilatura reads the page without its navigation, banners and
+		// footers: on a short page it takes them for the text.
+		res, err := trafilatura.ExtractDocument(pruneBoilerplate(dom.Clone(doc, true)), trafilatura.Options{
 			OriginalURL:     pageURL,
 			Focus:           trafilatura.FavorRecall,
 			ExcludeComments: true,
