@@ -625,7 +625,7 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 		case ev.parameter && !named:
 			continue
 		}
-		out = append(out, keptEntity{c, ev, ev.score(c.weight)})
+		out = append(out, keptEntity{e: c, ev: ev, score: ev.score(c.weight), share: share})
 	}
 	slices.SortStableFunc(out, func(a, b keptEntity) int { return cmp.Compare(b.score, a.score) })
 	return shownRelated(out, pages, source)
@@ -636,6 +636,7 @@ type keptEntity struct {
 	e     candidateEntity
 	ev    evidence
 	score float64
+	share float64 // the share of the search's documents mentioning it; 0 when unknown
 }
 
 // shownRelated selects, among the kept candidates (best first), the best
@@ -669,7 +670,7 @@ func shownRelated(out []keptEntity, pages []topPage, source string) []RelatedEnt
 			break
 		}
 		if near && !nearQuery(pages, strings.ToLower(k.e.name), threshold) || i > 0 && !k.ev.query && !k.ev.first ||
-			memberWord(k) || salientTopic(k) {
+			memberWord(k) || salientTopic(k) || confidence(relatedFeatures(k, i)) < minConfidence {
 			continue
 		}
 		res = append(res, RelatedEntity{Name: k.e.name, Type: k.e.typ, Score: round(k.score, 3), Source: source})

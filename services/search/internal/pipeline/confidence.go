@@ -1,0 +1,144 @@
+package pipeline
+
+import (
+	"math"
+	"strings"
+	"unicode"
+)
+
+// Confidence of a related entity: the probability, by a logistic model over what
+// the selection already knows about it, that a reader finds it useful. The model
+// was fitted on judged items (eval/suggest/train_related.py, README "Eighth
+// round"): evidence alone (a title, a heading, a query word) does not separate the
+// useful entities from the neighbouring APIs and generic words the results also
+// name, but together with the entity's score, its type and the shape of its name
+// it ranks them well enough to leave out the least likely, which is what
+// minConfidence does. Suggestions follow: a related entity left out suggests
+// nothing.
+
+// relatedFeature indexes the features; the order is the model's.
+const (
+	featBias = iota
+	featScore
+	featWeight
+	featShare
+	featSecond
+	featQuery
+	featFirst
+	featTitle
+	featHeading
+	featProse
+	featDotted
+	featUnderscore
+	featCamel
+	featLowerWord
+	featUpper
+	featSpace
+	featCapital
+	featLength
+	featEveryday
+	featModule
+	featClass
+	featFunction
+	featIdentifier
+	featConcept
+	featAttribute
+	featConstant
+	featMethod
+	numFeatures
+)
+
+// featureNames name the features for the training script (same order).
+var featureNames = [numFeatures]string{
+	"bias", "score", "weight", "share", "second", "query", "first", "title", "heading", "prose",
+	"dotted", "underscore", "camel", "lower_word", "upper", "space", "capital", "length", "everyday",
+	"module", "class", "function", "identifier", "concept", "attribute", "constant", "method",
+}
+
+// relatedFeatures describes a kept entity for the confidence model; rank is its
+// place among the kept entities (0 for the best).
+func relatedFeatures(k keptEntity, rank int) [numFeatures]float64 {
+	var x [numFeatures]float64
+	b := func(v bool) float64 {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	name := k.e.name
+	x[featBias] = 1
+	x[featScore] = k.score
+	x[featWeight] = k.e.weight
+	x[featShare] = k.share
+	x[featSecond] = b(rank > 0)
+	x[featQuery] = b(k.ev.query)
+	x[featFirst] = b(k.ev.first)
+	x[featTitle] = b(k.ev.title)
+	x[featHeading] = b(k.ev.heading)
+	x[featProse] = float64(min(k.ev.prose, aboutPages)) / aboutPages
+	x[featDotted] = b(strings.Contains(name, "."))
+	x[featUnderscore] = b(strings.Contains(name, "_"))
+	x[featCamel] = b(hasInnerCapital(name))
+	x[featLowerWord] = b(isLetters(name) && name == strings.ToLower(name))
+	x[featUpper] = b(isLetters(name) && name == strings.ToUpper(name))
+	x[featSpace] = b(strings.Contains(name, " "))
+	x[featCapital] = b(name != "" && unicode.IsUpper([]rune(name)[0]))
+	x[featLength] = float64(min(len(name), 40)) / 20
+	x[featEveryday] = b(everydayName(name))
+	switch k.e.typ {
+	case "module":
+		x[featModule] = 1
+	case "class":
+		x[featClass] = 1
+	case "function":
+		x[featFunction] = 1
+	case "identifier":
+		x[featIdentifier] = 1
+	case "concept":
+		x[featConcept] = 1
+	case "attribute":
+		x[featAttribute] = 1
+	case "constant":
+		x[featConstant] = 1
+	case "method":
+		x[featMethod] = 1
+	}
+	return x
+}
+
+// confidence is the model's probability that the entity is useful.
+func confidence(x [numFeatures]float64) float64 {
+	z := 0.0
+	for i, w := range confidenceWeights {
+		z += w * x[i]
+	}
+	return 1 / (1 + math.Exp(-z))
+}
+
+func hasInnerCapital(s string) bool {
+	var prev rune
+	for _, r := range s {
+		if unicode.IsUpper(r) && unicode.IsLower(prev) {
+			return true
+		}
+		prev = r
+	}
+	return false
+}
+
+func isLetters(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// confidenceWeights and minConfidence: fitted by eval/suggest/train_related.py.
+var confidenceWeights = [numFeatures]float64{}
+
+const minConfidence = 0.0
