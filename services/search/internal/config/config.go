@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/netip"
 	"net/url"
 	"time"
@@ -48,8 +49,11 @@ type Config struct {
 	QueueWait   time.Duration // SEARCH_QUEUE_WAIT
 
 	ExpandMinConfidence float64 // SEARCH_EXPAND_MIN_CONFIDENCE
-	ExpandLimit         int     // SEARCH_EXPAND_LIMIT: related entities used
-	PreviewChars        int     // SEARCH_PREVIEW_CHARS
+	// RelatedMinConfidence (SEARCH_RELATED_MIN_CONFIDENCE): the related-entity
+	// confidence a shown entity needs (0: every entity the rules keep).
+	RelatedMinConfidence float64
+	ExpandLimit          int // SEARCH_EXPAND_LIMIT: related entities used
+	PreviewChars         int // SEARCH_PREVIEW_CHARS
 
 	SyncInterval     time.Duration // SEARCH_SYNC_INTERVAL: change-feed tail interval
 	GazetteerRefresh time.Duration // SEARCH_GAZETTEER_REFRESH: kg entities refresh (0 disables)
@@ -92,34 +96,35 @@ func Default() Config {
 	po := pipeline.DefaultOptions()
 	ad := admission.Defaults()
 	return Config{
-		Addr:                "127.0.0.1:8080",
-		MariaDBDSN:          "kgsearch:kgsearch@tcp(127.0.0.1:13306)/kgsearch?parseTime=true",
-		KGURL:               "http://127.0.0.1:8088",
-		CrawlerURL:          "http://127.0.0.1:8081",
-		IndexDir:            ".state/search/bleve",
-		LogLevel:            slog.LevelInfo,
-		Deadline:            po.Deadline,
-		VectorTimeout:       po.VectorTimeout,
-		GraphTimeout:        po.GraphTimeout,
-		BM25Timeout:         po.BM25Timeout,
-		ExpandTimeout:       po.ExpandTimeout,
-		Candidates:          po.Candidates,
-		QueryCache:          po.QueryCache,
-		ChunkCache:          DefaultChunkCache,
-		MaxInFlight:         ad.MaxInFlight,
-		Queue:               ad.MaxQueue,
-		QueueWait:           ad.MaxWait,
-		ExpandMinConfidence: po.ExpandMinConfidence,
-		ExpandLimit:         po.ExpandLimit,
-		PreviewChars:        240,
-		SyncInterval:        time.Second,
-		GazetteerRefresh:    5 * time.Minute,
-		GazetteerLimit:      kgapi.MaxEntityList,
-		RatePerAddr:         DefaultRatePerAddr,
-		RatePerKey:          DefaultRatePerKey,
-		CrawlRatePerAddr:    DefaultCrawlRatePerAddr,
-		LoginRatePerAddr:    DefaultLoginRatePerAddr,
-		SuggestRatePerAddr:  DefaultSuggestRatePerAddr,
+		Addr:                 "127.0.0.1:8080",
+		MariaDBDSN:           "kgsearch:kgsearch@tcp(127.0.0.1:13306)/kgsearch?parseTime=true",
+		KGURL:                "http://127.0.0.1:8088",
+		CrawlerURL:           "http://127.0.0.1:8081",
+		IndexDir:             ".state/search/bleve",
+		LogLevel:             slog.LevelInfo,
+		Deadline:             po.Deadline,
+		VectorTimeout:        po.VectorTimeout,
+		GraphTimeout:         po.GraphTimeout,
+		BM25Timeout:          po.BM25Timeout,
+		ExpandTimeout:        po.ExpandTimeout,
+		Candidates:           po.Candidates,
+		QueryCache:           po.QueryCache,
+		ChunkCache:           DefaultChunkCache,
+		MaxInFlight:          ad.MaxInFlight,
+		Queue:                ad.MaxQueue,
+		QueueWait:            ad.MaxWait,
+		ExpandMinConfidence:  po.ExpandMinConfidence,
+		RelatedMinConfidence: po.RelatedMinConfidence,
+		ExpandLimit:          po.ExpandLimit,
+		PreviewChars:         240,
+		SyncInterval:         time.Second,
+		GazetteerRefresh:     5 * time.Minute,
+		GazetteerLimit:       kgapi.MaxEntityList,
+		RatePerAddr:          DefaultRatePerAddr,
+		RatePerKey:           DefaultRatePerKey,
+		CrawlRatePerAddr:     DefaultCrawlRatePerAddr,
+		LoginRatePerAddr:     DefaultLoginRatePerAddr,
+		SuggestRatePerAddr:   DefaultSuggestRatePerAddr,
 	}
 }
 
@@ -148,6 +153,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.Queue = r.Int("SEARCH_QUEUE", c.MaxInFlight)
 	c.QueueWait = r.Duration("SEARCH_QUEUE_WAIT", c.QueueWait)
 	c.ExpandMinConfidence = r.Float("SEARCH_EXPAND_MIN_CONFIDENCE", c.ExpandMinConfidence)
+	c.RelatedMinConfidence = r.Float("SEARCH_RELATED_MIN_CONFIDENCE", c.RelatedMinConfidence)
 	c.ExpandLimit = r.Int("SEARCH_EXPAND_LIMIT", c.ExpandLimit)
 	c.PreviewChars = r.Int("SEARCH_PREVIEW_CHARS", c.PreviewChars)
 	c.SyncInterval = r.Duration("SEARCH_SYNC_INTERVAL", c.SyncInterval)
@@ -170,7 +176,17 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 func (c Config) PipelineOptions() pipeline.Options {
 	return pipeline.Options{Candidates: c.Candidates, Deadline: c.Deadline, VectorTimeout: c.VectorTimeout,
 		GraphTimeout: c.GraphTimeout, BM25Timeout: c.BM25Timeout, ExpandTimeout: c.ExpandTimeout,
-		ExpandMinConfidence: c.ExpandMinConfidence, ExpandLimit: c.ExpandLimit, QueryCache: queryCache(c.QueryCache)}
+		ExpandMinConfidence: c.ExpandMinConfidence, ExpandLimit: c.ExpandLimit, QueryCache: queryCache(c.QueryCache),
+		RelatedMinConfidence: relatedMinConfidence(c.RelatedMinConfidence)}
+}
+
+// relatedMinConfidence maps SEARCH_RELATED_MIN_CONFIDENCE to the pipeline's option
+// (0 there is the default; 0 here shows every entity the rules keep).
+func relatedMinConfidence(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // queryCache maps SEARCH_QUERY_CACHE to the pipeline's option (0 there is the default).
@@ -275,6 +291,9 @@ func (c Config) Validate() error {
 	}
 	if c.ExpandMinConfidence <= 0 || c.ExpandMinConfidence > 1 {
 		bad("SEARCH_EXPAND_MIN_CONFIDENCE", "%g is outside (0,1]", c.ExpandMinConfidence)
+	}
+	if c.RelatedMinConfidence < 0 || c.RelatedMinConfidence >= 1 || math.IsNaN(c.RelatedMinConfidence) {
+		bad("SEARCH_RELATED_MIN_CONFIDENCE", "%g is outside [0,1) (0: show every related entity the rules keep)", c.RelatedMinConfidence)
 	}
 	if c.ExpandLimit < 1 || c.ExpandLimit > 100 {
 		bad("SEARCH_EXPAND_LIMIT", "%d is outside 1..100", c.ExpandLimit)

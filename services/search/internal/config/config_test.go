@@ -61,6 +61,8 @@ func TestValidateNamesTheField(t *testing.T) {
 		{map[string]string{"SEARCH_CANDIDATES": "5"}, "SEARCH_CANDIDATES"},
 		{map[string]string{"SEARCH_SYNC_INTERVAL": "1ms"}, "SEARCH_SYNC_INTERVAL"},
 		{map[string]string{"SEARCH_EXPAND_MIN_CONFIDENCE": "1.5"}, "SEARCH_EXPAND_MIN_CONFIDENCE"},
+		{map[string]string{"SEARCH_RELATED_MIN_CONFIDENCE": "1"}, "SEARCH_RELATED_MIN_CONFIDENCE"},
+		{map[string]string{"SEARCH_RELATED_MIN_CONFIDENCE": "-0.5"}, "SEARCH_RELATED_MIN_CONFIDENCE"},
 		{map[string]string{"SEARCH_PREVIEW_CHARS": "10"}, "SEARCH_PREVIEW_CHARS"},
 		{map[string]string{"KGS_API_KEYS": "short"}, "KGS_API_KEYS"},
 		{map[string]string{"SEARCH_GAZETTEER_REFRESH": "10ms"}, "SEARCH_GAZETTEER_REFRESH"},
@@ -100,5 +102,20 @@ func TestDefaultPipelineOptionsAreThePipelines(t *testing.T) {
 	want.ExpandHops, want.BreakerFailures, want.BreakerCooldown = 0, 0, 0
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default().PipelineOptions() differs from the pipeline's defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestRelatedMinConfidence(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want float64
+	}{{"0", -1}, {"0.5", 0.5}} {
+		c, err := fromEnv(t, map[string]string{"SEARCH_RELATED_MIN_CONFIDENCE": tc.env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.PipelineOptions().RelatedMinConfidence; got != tc.want {
+			t.Errorf("SEARCH_RELATED_MIN_CONFIDENCE=%s: the pipeline's option is %g, want %g (0 shows every entity the rules keep)", tc.env, got, tc.want)
+		}
 	}
 }

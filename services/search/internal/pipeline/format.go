@@ -21,10 +21,15 @@ func (p *Pipeline) format(s *search) *Response {
 	}
 	resp.ResultCount = len(resp.Results)
 	pages := topPages(s.ranked, s.pageChunks(), s.qvec)
-	resp.RelatedEntities = relatedEntities(s.q, s.fbEntities, s.ranked, pages, p.scopeSize(s.req))
+	var considered []RelatedCandidate
+	resp.RelatedEntities, considered = relatedWithin(p.opt.RelatedMinConfidence, s.q, s.fbEntities, s.ranked, pages, p.scopeSize(s.req))
 	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities, pages)
 	if s.req.Explain {
 		resp.Explain = s.explain()
+		if len(considered) > 0 {
+			resp.Explain.Related = considered
+			resp.Explain.RelatedFeatures = featureNames[:]
+		}
 	}
 	// The token counts size the response as sent, with the timings it would carry
 	// were it sent now (counting cannot include its own time).

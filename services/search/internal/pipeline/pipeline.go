@@ -59,8 +59,12 @@ type Options struct {
 	BM25Timeout         time.Duration
 	ExpandTimeout       time.Duration // kg expand
 	ExpandMinConfidence float64       // related entities below it are not used
-	ExpandLimit         int           // related entities used
-	ExpandHops          int
+	// RelatedMinConfidence: a related entity (and the suggestion naming it) is shown
+	// only when the confidence model gives it at least this probability of being
+	// useful; negative shows every entity the selection's rules keep.
+	RelatedMinConfidence float64
+	ExpandLimit          int // related entities used
+	ExpandHops           int
 	// BreakerFailures consecutive kg failures open the circuit; BreakerCooldown later
 	// one probe call is let through (breaker.go).
 	BreakerFailures int
@@ -82,18 +86,19 @@ type Options struct {
 // searches a GraphTimeout each, then the circuit opens and the rest fail at once.
 func DefaultOptions() Options {
 	return Options{
-		Candidates:          100,
-		Deadline:            3 * time.Second,
-		VectorTimeout:       2 * time.Second,
-		GraphTimeout:        time.Second,
-		BM25Timeout:         2 * time.Second,
-		ExpandTimeout:       time.Second,
-		ExpandMinConfidence: 0.3,
-		ExpandLimit:         8,
-		ExpandHops:          2,
-		BreakerFailures:     3,
-		BreakerCooldown:     time.Second,
-		QueryCache:          1024,
+		Candidates:           100,
+		Deadline:             3 * time.Second,
+		VectorTimeout:        2 * time.Second,
+		GraphTimeout:         time.Second,
+		BM25Timeout:          2 * time.Second,
+		ExpandTimeout:        time.Second,
+		ExpandMinConfidence:  0.3,
+		RelatedMinConfidence: defaultRelatedMinConfidence,
+		ExpandLimit:          8,
+		ExpandHops:           2,
+		BreakerFailures:      3,
+		BreakerCooldown:      time.Second,
+		QueryCache:           1024,
 	}
 }
 
@@ -106,6 +111,9 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.BM25Timeout, d.BM25Timeout)
 	orDefault(&o.ExpandTimeout, d.ExpandTimeout)
 	orDefault(&o.ExpandMinConfidence, d.ExpandMinConfidence)
+	if o.RelatedMinConfidence == 0 {
+		o.RelatedMinConfidence = d.RelatedMinConfidence
+	}
 	orDefault(&o.ExpandLimit, d.ExpandLimit)
 	orDefault(&o.ExpandHops, d.ExpandHops)
 	orDefault(&o.BreakerFailures, d.BreakerFailures)

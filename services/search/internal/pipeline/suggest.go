@@ -579,7 +579,7 @@ func usageChain(name string) bool {
 // Kept entities are scored by their weight times their evidence, best first; those
 // under minRelatedScore or relativeScore of the best are dropped, and shownRelated
 // decides which of the best two bear on the query's meaning.
-func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, scope int, source string) []RelatedEntity {
+func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, scope int, source string, minConf float64) ([]RelatedEntity, []RelatedCandidate) {
 	excluded := map[string]bool{}
 	for _, e := range q.Entities {
 		for _, s := range []string{e.Name, e.ID, e.Text} {
@@ -628,7 +628,7 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 		out = append(out, keptEntity{e: c, ev: ev, score: ev.score(c.weight), share: share})
 	}
 	slices.SortStableFunc(out, func(a, b keptEntity) int { return cmp.Compare(b.score, a.score) })
-	return shownRelated(out, pages, source)
+	return shownRelated(out, pages, source, minConf)
 }
 
 // keptEntity is a candidate relatedFrom kept, with its evidence and score.
@@ -662,20 +662,27 @@ type keptEntity struct {
 //
 // An entity that fails is dropped, not replaced by the next candidate: those have
 // weaker evidence. Without a query embedding only the second rule applies.
-func shownRelated(out []keptEntity, pages []topPage, source string) []RelatedEntity {
+func shownRelated(out []keptEntity, pages []topPage, source string, minConf float64) ([]RelatedEntity, []RelatedCandidate) {
 	res := []RelatedEntity{}
+	var considered []RelatedCandidate
 	threshold, near := nearThreshold(pages)
 	for i, k := range out {
 		if i == maxRelated || k.score < minRelatedScore || k.score < relativeScore*out[0].score {
 			break
 		}
 		if near && !nearQuery(pages, strings.ToLower(k.e.name), threshold) || i > 0 && !k.ev.query && !k.ev.first ||
-			memberWord(k) || salientTopic(k) || confidence(relatedFeatures(k, i)) < minConfidence {
+			memberWord(k) || salientTopic(k) {
 			continue
 		}
-		res = append(res, RelatedEntity{Name: k.e.name, Type: k.e.typ, Score: round(k.score, 3), Source: source})
+		x := relatedFeatures(k, i)
+		c := confidence(x)
+		shown := c >= minConf
+		considered = append(considered, RelatedCandidate{Name: k.e.name, Confidence: round(c, 3), Shown: shown, Features: x[:]})
+		if shown {
+			res = append(res, RelatedEntity{Name: k.e.name, Type: k.e.typ, Score: round(k.score, 3), Source: source})
+		}
 	}
-	return res
+	return res, considered
 }
 
 // memberWord reports a bare member name that is an everyday word ("check", "raw",
@@ -702,16 +709,16 @@ func salientTopic(k keptEntity) bool {
 // weighted by the share of the top pages mentioning them. Expansion's neighbours of
 // the query entities are not shown: they come from the whole graph, outside the
 // request's filters, and were judged mostly unrelated to the results.
-func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ranker.Result, pages []topPage, scope int) []RelatedEntity {
+func relatedWithin(minConf float64, q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ranker.Result, pages []topPage, scope int) ([]RelatedEntity, []RelatedCandidate) {
 	if len(pages) == 0 {
-		return []RelatedEntity{}
+		return []RelatedEntity{}, nil
 	}
 	var cands []candidateEntity
 	if len(fb) > 0 {
 		for _, e := range fb {
 			cands = append(cands, candidateEntity{name: e.Name, id: e.ID, typ: e.Type, weight: e.Weight, documents: e.Documents})
 		}
-		return relatedFrom(q, cands, pages, scope, "results")
+		return relatedFrom(q, cands, pages, scope, "results", minConf)
 	}
 	count := map[string]int{}
 	var names []string
@@ -727,7 +734,14 @@ func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ran
 		// the share of results mentioning it, scaled like a centroid share
 		cands = append(cands, candidateEntity{name: n, weight: 0.3 * float64(count[n]) / float64(len(ranked))})
 	}
-	return relatedFrom(q, cands, pages, 0, "results")
+	return relatedFrom(q, cands, pages, 0, "results", minConf)
+}
+
+// relatedEntities is relatedWithin without the confidence cut: what the selection's
+// rules alone show (the rules' tests read it).
+func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ranker.Result, pages []topPage, scope int) []RelatedEntity {
+	r, _ := relatedWithin(noConfidenceCut, q, fb, ranked, pages, scope)
+	return r
 }
 
 // suggestions are up to maxSuggested queries a person would type next: the related

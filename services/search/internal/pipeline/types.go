@@ -230,6 +230,19 @@ type Explain struct {
 	Candidates int                      `json:"candidates"`
 	Retrievers map[string]RetrieverInfo `json:"retrievers"`
 	Notes      []string                 `json:"notes,omitempty"`
+	// Related lists the related entities the selection's rules kept, each with the
+	// confidence model's probability and features (named by RelatedFeatures), and
+	// whether it cleared the confidence cut and is shown.
+	Related         []RelatedCandidate `json:"related,omitempty"`
+	RelatedFeatures []string           `json:"related_features,omitempty"`
+}
+
+// RelatedCandidate is a related entity the rules kept, before the confidence cut.
+type RelatedCandidate struct {
+	Name       string    `json:"name"`
+	Confidence float64   `json:"confidence"`
+	Shown      bool      `json:"shown"`
+	Features   []float64 `json:"features"`
 }
 
 // RetrieverInfo is one retriever's contribution.
