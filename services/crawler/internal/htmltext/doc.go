@@ -15,8 +15,9 @@
 // are not in pre or code). Navigation is a nav, header, footer or aside
 // element, a navigation, banner or similar role, an element with id or a
 // class "footer", one named sidebar, breadcrumb or navbar, and, when mostly
-// links, one whose id or a class starts with "nav" or names a menu, and a
-// short bar of rel="next"/"prev"/"up" links (texinfo). Readability's result
+// links, one whose id or a class starts with "nav" (also when short and
+// without prose: DocBook's navheader) or names a menu, and a short bar of
+// rel="next"/"prev"/"up" links (texinfo). Readability's result
 // keeps its classes so that these rules apply to it. Readability credits a
 // paragraph's score only to its nearest ancestors, so on pages whose
 // sections nest deeply it can keep one subsection and drop the rest; when
