@@ -34,14 +34,16 @@
 // more than twice as much text outside navigation; on link-list pages it
 // tends to pick the footer), the main landmark is used, else go-trafilatura
 // with FavorRecall on the page without its navigation, and only when all
-// fail the body without its navigation. Page.Extractor says which one was used. Readability drops the
-// heading that repeats the page title; the page's own top heading (the first
-// h1 of the landmark or body that is not the site's name, else an h2 the
-// title holds, else an h3–h6 it holds, section number aside) is put back in
-// front unless the text opens with it. The content node is then rendered to
-// plain text by this package: one block per paragraph, list item, table row,
-// definition term or code block; blocks separated by a blank line (list
-// items, table rows and term/definition pairs by a single newline);
+// fail the body without its navigation. Page.Extractor says which one was
+// used. Readability drops the heading that repeats the page title, and
+// trafilatura often drops it too; the page's own top heading (the first h1
+// of the landmark or body that is not the site's name, else an h2 the title
+// holds, else an h3–h6 it holds; section numbers aside, or three quarters of
+// the heading's words) is put back in front unless the text opens with it.
+// The content node is then rendered to plain text by this package: one block
+// per paragraph, list item, table row, definition term or code block; blocks
+// separated by a blank line (list items, table rows and term/definition
+// pairs by a single newline);
 // preformatted text kept verbatim; heading text on a line of its own;
 // permalink markers (¶) dropped.
 //

@@ -247,3 +247,61 @@ func TestExtractChapterPageKeepsTableOfContents(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractKeepsHeadingLikeTitle covers a short book page whose own
+// heading is an h2 that the title repeats in other words ("Appendix F:
+// Spare Parts of the Gadget" under "F - Spare Parts of the Gadget - The
+// Gadget Book"): readability drops it as a repeat of the title, and the
+// title does not hold it word for word; it must be put back.
+func TestExtractKeepsHeadingLikeTitle(t *testing.T) {
+	page := `<html><head><title>F - Spare Parts of the Gadget - The Gadget Book</title></head><body>` +
+		`<nav class="sidebar"><ol><li><a href="ch01.html">Getting started</a></li><li><a href="ch02.html">Assembly</a></li><li><a href="appendix-06.html">F - Spare Parts of the Gadget</a></li></ol></nav>` +
+		`<div class="page"><main><h2 id="appendix-f-spare-parts-of-the-gadget"><a class="header" href="#appendix-f-spare-parts-of-the-gadget">Appendix F: Spare Parts of the Gadget</a></h2>` +
+		`<p>Spare parts are sold by the dealers listed below; most keep the common bolts and gears in stock and order the rest within a week.</p>` +
+		`<ul><li><a href="https://example.com/north">Northern dealer</a></li><li><a href="https://example.com/south">Southern dealer</a></li></ul></main>` +
+		`<nav class="nav-wrapper"><a rel="prev" href="appendix-05.html">Previous</a><a rel="next" href="appendix-07.html">Next</a></nav></div></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/book/appendix-06.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	if got := headingTexts(p); len(got) == 0 || got[0] != "Appendix F: Spare Parts of the Gadget" {
+		t.Errorf("headings = %q, want Appendix F: Spare Parts of the Gadget first (extractor %s)", got, p.Extractor)
+	}
+	if !strings.Contains(p.Text, "Spare parts are sold by the dealers") || strings.Contains(p.Text, "Getting started") {
+		t.Errorf("text = %q", p.Text)
+	}
+}
+
+// TestExtractChapterTitlePageHeading covers a DocBook chapter page: a
+// navigation header, the chapter's title, its table of contents and one
+// sentence. Readability finds too little and trafilatura, which drops the
+// title, takes over; the chapter's heading must still open the text, and
+// the navigation header stay out.
+func TestExtractChapterTitlePageHeading(t *testing.T) {
+	page := `<html><head><title>Chapter 29. Watching Gear Wear</title></head><body id="docContent" class="container-fluid col-10"><div class="navheader"><table width="100%" summary="Navigation header">` +
+		`<tr><th colspan="5" align="center">Chapter 29. Watching Gear Wear</th></tr><tr><td width="10%" align="left"><a accesskey="p" href="lube.html" title="28.5. Lubrication">Prev</a> </td>` +
+		`<td width="10%" align="left"><a accesskey="u" href="care.html" title="Part III. Caring for the Gadget">Up</a></td><th width="60%" align="center">Part III. Caring for the Gadget</th>` +
+		`<td width="10%" align="right"><a accesskey="h" href="index.html" title="Gadget Manual">Home</a></td><td width="10%" align="right"> <a accesskey="n" href="wear-measure.html" title="29.1. Measuring Tooth Wear">Next</a></td></tr></table><hr /></div>` +
+		`<div class="chapter" id="WEAR"><div class="titlepage"><div><div><h2 class="title">Chapter 29. Watching Gear Wear</h2></div></div></div>` +
+		`<div class="toc"><p><strong>Table of Contents</strong></p><dl class="toc"><dt><span class="sect1"><a href="wear-measure.html">29.1. Measuring Tooth Wear</a></span></dt>` +
+		`<dt><span class="sect1"><a href="wear-replace.html">29.2. Replacing Worn Gears</a></span></dt></dl></div><p>
+  This chapter discusses how to watch the wear of the gears of a
+  <span class="productname">Gadget</span> machine.
+ </p></div>` +
+		`<div class="navfooter"><hr /><table width="100%" summary="Navigation footer"><tr><td width="40%" align="left"><a accesskey="p" href="lube.html">Prev</a> </td>` +
+		`<td width="20%" align="center"><a accesskey="u" href="care.html">Up</a></td><td width="40%" align="right"> <a accesskey="n" href="wear-measure.html">Next</a></td></tr>` +
+		`<tr><td width="40%" align="left" valign="top">28.5. Lubrication </td><td width="20%" align="center"><a accesskey="h" href="index.html">Home</a></td>` +
+		`<td width="40%" align="right" valign="top"> 29.1. Measuring Tooth Wear</td></tr></table></div></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/manual/wear.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	if got := headingTexts(p); len(got) == 0 || got[0] != "Chapter 29. Watching Gear Wear" {
+		t.Errorf("headings = %q, want the chapter title first (extractor %s): %q", got, p.Extractor, p.Text)
+	}
+	if !strings.Contains(p.Text, "This chapter discusses how to watch the wear") || strings.Contains(p.Text, "Prev") {
+		t.Errorf("text = %q (extractor %s)", p.Text, p.Extractor)
+	}
+}

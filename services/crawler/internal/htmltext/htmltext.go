@@ -155,10 +155,10 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 	content, extractor := mainContent(doc, pageURL)
 	rd := newRenderer()
 	rd.spaceInline = extractor == ExtractorTrafilatura
-	if extractor == ExtractorReadability || extractor == ExtractorContainer {
+	if extractor == ExtractorReadability || extractor == ExtractorContainer || extractor == ExtractorTrafilatura {
 		// Readability drops the heading that repeats the title (and turns
-		// h1 into h2); it is the page's top heading and belongs in the
-		// section paths.
+		// h1 into h2), trafilatura often drops it too; it is the page's
+		// top heading and belongs in the section paths.
 		if h := titleHeading(doc, m.title); h != nil && !startsWithText(content, h) &&
 			!hasHeadingText(content, headingText(h)) {
 			rd.heading(h, headingLevel(tagOf(h)))

@@ -2,6 +2,7 @@ package htmltext
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -59,8 +60,11 @@ func titleHeading(doc *html.Node, title string) *html.Node {
 	return lower
 }
 
-// titleHolds reports whether title (lower case) holds heading text, or holds
-// it without its leading section number ("4.2 Tightening bolts", "15 Tools").
+// titleHolds reports whether title (lower case) holds heading text, holds
+// it without its leading section number ("4.2 Tightening bolts", "15
+// Tools"), or holds at least minTitleWordShare of its words (readability
+// drops such a heading as a repeat of the title: "Appendix F: Translations
+// of the Book" under the title "F - Translations of the Book - ...").
 func titleHolds(title, heading string) bool {
 	heading = strings.ToLower(heading)
 	if heading == "" {
@@ -69,11 +73,34 @@ func titleHolds(title, heading string) bool {
 	if strings.Contains(title, heading) {
 		return true
 	}
-	num, rest, ok := strings.Cut(heading, " ")
-	if !ok || num == "" || strings.Trim(num, "0123456789.") != "" || utf8.RuneCountInString(rest) < 3 {
+	if num, rest, ok := strings.Cut(heading, " "); ok && num != "" && strings.Trim(num, "0123456789.") == "" &&
+		utf8.RuneCountInString(rest) >= 3 && strings.Contains(title, rest) {
+		return true
+	}
+	words := titleWords(heading)
+	if len(words) < 3 {
 		return false
 	}
-	return strings.Contains(title, rest)
+	inTitle := map[string]bool{}
+	for _, w := range titleWords(title) {
+		inTitle[w] = true
+	}
+	held := 0
+	for _, w := range words {
+		if inTitle[w] {
+			held++
+		}
+	}
+	return float64(held) >= minTitleWordShare*float64(len(words))
+}
+
+// minTitleWordShare is the least part of a heading's words the title must
+// hold for the heading to repeat it.
+const minTitleWordShare = 0.75
+
+// titleWords splits s into its runs of letters and digits.
+func titleWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // hasHeadingText reports whether n holds a heading whose text is text.
