@@ -52,6 +52,9 @@ type Config struct {
 	// RelatedMinConfidence (SEARCH_RELATED_MIN_CONFIDENCE): the related-entity
 	// confidence a shown entity needs (0: every entity the rules keep).
 	RelatedMinConfidence float64
+	// SuggestMinConfidence (SEARCH_SUGGEST_MIN_CONFIDENCE): the confidence a related
+	// entity needs to be a suggested query as well (0: every related entity shown).
+	SuggestMinConfidence float64
 	ExpandLimit          int // SEARCH_EXPAND_LIMIT: related entities used
 	PreviewChars         int // SEARCH_PREVIEW_CHARS
 
@@ -115,6 +118,7 @@ func Default() Config {
 		QueueWait:            ad.MaxWait,
 		ExpandMinConfidence:  po.ExpandMinConfidence,
 		RelatedMinConfidence: po.RelatedMinConfidence,
+		SuggestMinConfidence: po.SuggestMinConfidence,
 		ExpandLimit:          po.ExpandLimit,
 		PreviewChars:         240,
 		SyncInterval:         time.Second,
@@ -154,6 +158,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.QueueWait = r.Duration("SEARCH_QUEUE_WAIT", c.QueueWait)
 	c.ExpandMinConfidence = r.Float("SEARCH_EXPAND_MIN_CONFIDENCE", c.ExpandMinConfidence)
 	c.RelatedMinConfidence = r.Float("SEARCH_RELATED_MIN_CONFIDENCE", c.RelatedMinConfidence)
+	c.SuggestMinConfidence = r.Float("SEARCH_SUGGEST_MIN_CONFIDENCE", c.SuggestMinConfidence)
 	c.ExpandLimit = r.Int("SEARCH_EXPAND_LIMIT", c.ExpandLimit)
 	c.PreviewChars = r.Int("SEARCH_PREVIEW_CHARS", c.PreviewChars)
 	c.SyncInterval = r.Duration("SEARCH_SYNC_INTERVAL", c.SyncInterval)
@@ -177,12 +182,12 @@ func (c Config) PipelineOptions() pipeline.Options {
 	return pipeline.Options{Candidates: c.Candidates, Deadline: c.Deadline, VectorTimeout: c.VectorTimeout,
 		GraphTimeout: c.GraphTimeout, BM25Timeout: c.BM25Timeout, ExpandTimeout: c.ExpandTimeout,
 		ExpandMinConfidence: c.ExpandMinConfidence, ExpandLimit: c.ExpandLimit, QueryCache: queryCache(c.QueryCache),
-		RelatedMinConfidence: relatedMinConfidence(c.RelatedMinConfidence)}
+		RelatedMinConfidence: noCutAtZero(c.RelatedMinConfidence), SuggestMinConfidence: noCutAtZero(c.SuggestMinConfidence)}
 }
 
-// relatedMinConfidence maps SEARCH_RELATED_MIN_CONFIDENCE to the pipeline's option
-// (0 there is the default; 0 here shows every entity the rules keep).
-func relatedMinConfidence(v float64) float64 {
+// noCutAtZero maps SEARCH_RELATED_MIN_CONFIDENCE and SEARCH_SUGGEST_MIN_CONFIDENCE
+// to the pipeline's options (0 there is the default; 0 here is no cut).
+func noCutAtZero(v float64) float64 {
 	if v == 0 {
 		return -1
 	}
@@ -294,6 +299,9 @@ func (c Config) Validate() error {
 	}
 	if c.RelatedMinConfidence < 0 || c.RelatedMinConfidence >= 1 || math.IsNaN(c.RelatedMinConfidence) {
 		bad("SEARCH_RELATED_MIN_CONFIDENCE", "%g is outside [0,1) (0: show every related entity the rules keep)", c.RelatedMinConfidence)
+	}
+	if c.SuggestMinConfidence < 0 || c.SuggestMinConfidence >= 1 || math.IsNaN(c.SuggestMinConfidence) {
+		bad("SEARCH_SUGGEST_MIN_CONFIDENCE", "%g is outside [0,1) (0: every related entity shown may be suggested)", c.SuggestMinConfidence)
 	}
 	if c.ExpandLimit < 1 || c.ExpandLimit > 100 {
 		bad("SEARCH_EXPAND_LIMIT", "%d is outside 1..100", c.ExpandLimit)

@@ -63,6 +63,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{map[string]string{"SEARCH_EXPAND_MIN_CONFIDENCE": "1.5"}, "SEARCH_EXPAND_MIN_CONFIDENCE"},
 		{map[string]string{"SEARCH_RELATED_MIN_CONFIDENCE": "1"}, "SEARCH_RELATED_MIN_CONFIDENCE"},
 		{map[string]string{"SEARCH_RELATED_MIN_CONFIDENCE": "-0.5"}, "SEARCH_RELATED_MIN_CONFIDENCE"},
+		{map[string]string{"SEARCH_SUGGEST_MIN_CONFIDENCE": "2"}, "SEARCH_SUGGEST_MIN_CONFIDENCE"},
 		{map[string]string{"SEARCH_PREVIEW_CHARS": "10"}, "SEARCH_PREVIEW_CHARS"},
 		{map[string]string{"KGS_API_KEYS": "short"}, "KGS_API_KEYS"},
 		{map[string]string{"SEARCH_GAZETTEER_REFRESH": "10ms"}, "SEARCH_GAZETTEER_REFRESH"},
@@ -105,7 +106,7 @@ func TestDefaultPipelineOptionsAreThePipelines(t *testing.T) {
 	}
 }
 
-func TestRelatedMinConfidence(t *testing.T) {
+func TestConfidenceCuts(t *testing.T) {
 	for _, tc := range []struct {
 		env  string
 		want float64
@@ -116,6 +117,13 @@ func TestRelatedMinConfidence(t *testing.T) {
 		}
 		if got := c.PipelineOptions().RelatedMinConfidence; got != tc.want {
 			t.Errorf("SEARCH_RELATED_MIN_CONFIDENCE=%s: the pipeline's option is %g, want %g (0 shows every entity the rules keep)", tc.env, got, tc.want)
+		}
+		c, err = fromEnv(t, map[string]string{"SEARCH_SUGGEST_MIN_CONFIDENCE": tc.env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.PipelineOptions().SuggestMinConfidence; got != tc.want {
+			t.Errorf("SEARCH_SUGGEST_MIN_CONFIDENCE=%s: the pipeline's option is %g, want %g", tc.env, got, tc.want)
 		}
 	}
 }

@@ -73,3 +73,19 @@ func TestRelatedFeatures(t *testing.T) {
 		}
 	}
 }
+
+// A suggestion replaces what the user typed, so it needs more confidence than a
+// related entity shown beside the results.
+func TestSuggestionConfidenceCut(t *testing.T) {
+	related := []RelatedEntity{{Name: "argparse"}, {Name: "getopt"}}
+	considered := []RelatedCandidate{{Name: "argparse", Confidence: 0.9, Shown: true}, {Name: "getopt", Confidence: 0.8, Shown: true}}
+	if diff := cmp.Diff([]string{"argparse"}, names(confident(related, considered, defaultSuggestMinConfidence))); diff != "" {
+		t.Errorf("suggestible at the default cut (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"argparse", "getopt"}, names(confident(related, considered, noConfidenceCut))); diff != "" {
+		t.Errorf("suggestible without the cut (-want +got):\n%s", diff)
+	}
+	if defaultSuggestMinConfidence < defaultRelatedMinConfidence {
+		t.Errorf("the suggestion cut %g is below the related-entity cut %g", defaultSuggestMinConfidence, defaultRelatedMinConfidence)
+	}
+}

@@ -23,7 +23,7 @@ func (p *Pipeline) format(s *search) *Response {
 	pages := topPages(s.ranked, s.pageChunks(), s.qvec)
 	var considered []RelatedCandidate
 	resp.RelatedEntities, considered = relatedWithin(p.opt.RelatedMinConfidence, s.q, s.fbEntities, s.ranked, pages, p.scopeSize(s.req))
-	resp.SuggestedQueries = suggestions(s.q, resp.RelatedEntities, pages)
+	resp.SuggestedQueries = suggestions(s.q, confident(resp.RelatedEntities, considered, p.opt.SuggestMinConfidence), pages)
 	if s.req.Explain {
 		resp.Explain = s.explain()
 		if len(considered) > 0 {

@@ -63,6 +63,9 @@ type Options struct {
 	// only when the confidence model gives it at least this probability of being
 	// useful; negative shows every entity the selection's rules keep.
 	RelatedMinConfidence float64
+	// SuggestMinConfidence: a related entity is also a suggested query only when
+	// its confidence is at least this; negative: every related entity shown may be.
+	SuggestMinConfidence float64
 	ExpandLimit          int // related entities used
 	ExpandHops           int
 	// BreakerFailures consecutive kg failures open the circuit; BreakerCooldown later
@@ -94,6 +97,7 @@ func DefaultOptions() Options {
 		ExpandTimeout:        time.Second,
 		ExpandMinConfidence:  0.3,
 		RelatedMinConfidence: defaultRelatedMinConfidence,
+		SuggestMinConfidence: defaultSuggestMinConfidence,
 		ExpandLimit:          8,
 		ExpandHops:           2,
 		BreakerFailures:      3,
@@ -113,6 +117,9 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.ExpandMinConfidence, d.ExpandMinConfidence)
 	if o.RelatedMinConfidence == 0 {
 		o.RelatedMinConfidence = d.RelatedMinConfidence
+	}
+	if o.SuggestMinConfidence == 0 {
+		o.SuggestMinConfidence = d.SuggestMinConfidence
 	}
 	orDefault(&o.ExpandLimit, d.ExpandLimit)
 	orDefault(&o.ExpandHops, d.ExpandHops)
