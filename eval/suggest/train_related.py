@@ -3,16 +3,17 @@
 
 Inputs: a features file (query id -> the related entities a search build shows, each
 with the "features" vector that build attaches; see README "Eighth round" for how it
-was collected) and judgment files (collect.py lines with "judgment"). --kind related
-fits the related-entity model; --kind suggestion the suggestion model (a suggestion
-is a related entity's name; its features are that entity's).
+was collected) and judgment files (collect.py lines with "judgment"). The model is
+fitted on related entities; a suggestion is a related entity's name, and the
+suggestion cut reads the same model's probability for that entity, so the
+cross-validation reports both.
 
 The model is L2-regularised logistic regression fitted by Newton's method (no
 dependencies). Grouped cross-validation (the folds split queries, never the items of
 one query) estimates, per corpus, the precision and the share of items kept at each
 threshold; --weights prints the fit on all the data as Go source.
 
-    train_related.py FEATURES JUDGMENTS... [--l2 1.0] [--weights] [--threshold T]
+    train_related.py FEATURES JUDGMENTS... [--l2 1.0] [--split do,po] [--weights]
 """
 import argparse, json, math, random, sys
 
@@ -89,34 +90,9 @@ def prob(w, x):
     z = sum(a * b for a, b in zip(w, x))
     return 1 / (1 + math.exp(-max(-30, min(30, z))))
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("features")
-    ap.add_argument("judgments", nargs="+")
-    ap.add_argument("--l2", type=float, default=1.0)
-    ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--weights", action="store_true")
-    ap.add_argument("--kind", choices=("related", "suggestion"), default="related")
-    ap.add_argument("--split", default="", help="comma-separated query-id prefixes reported apart (e.g. do,po)")
-    args = ap.parse_args()
-    X, y, groups, corpus = load(args.features, args.judgments, args.kind)
-    qs = sorted(set(groups))
-    random.Random(14).shuffle(qs)
-    fold = {q: i % args.folds for i, q in enumerate(qs)}
-    p = [0.0] * len(y)
-    for k in range(args.folds):
-        tr = [i for i in range(len(y)) if fold[groups[i]] != k]
-        w = fit([X[i] for i in tr], [y[i] for i in tr], args.l2)
-        for i in range(len(y)):
-            if fold[groups[i]] == k:
-                p[i] = prob(w, X[i])
-    print("items %d (useful %.2f), queries %d" % (len(y), sum(y) / len(y), len(qs)))
-    print("cross-validated: threshold | per corpus precision (kept / items)")
-    prefixes = tuple(x for x in args.split.split(",") if x)
-    parts = [("all", lambda q: True)]
-    if prefixes:
-        parts = [("ids " + args.split, lambda q: q.startswith(prefixes)), ("other ids", lambda q: not q.startswith(prefixes))]
-    for th in (0.0, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8):
+def cv_table(title, p, y, groups, corpus, parts):
+    print(title)
+    for th in (0.0, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9):
         cells = []
         for (label, inpart), c in ((pt, c) for pt in parts for c in sorted(set(corpus))):
             idx = [i for i in range(len(y)) if corpus[i] == c and inpart(groups[i])]
@@ -124,6 +100,39 @@ def main():
             prec = sum(y[i] for i in kept) / len(kept) if kept else float("nan")
             cells.append("%s %s %.2f (%d/%d)" % (label, c, prec, len(kept), len(idx)))
         print("%.2f | %s" % (th, " | ".join(cells)))
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("features")
+    ap.add_argument("judgments", nargs="+")
+    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--weights", action="store_true")
+    ap.add_argument("--split", default="", help="comma-separated query-id prefixes reported apart (e.g. do,po)")
+    args = ap.parse_args()
+    X, y, groups, corpus = load(args.features, args.judgments, "related")
+    SX, sy, sgroups, scorpus = load(args.features, args.judgments, "suggestion")
+    qs = sorted(set(groups) | set(sgroups))
+    random.Random(14).shuffle(qs)
+    fold = {q: i % args.folds for i, q in enumerate(qs)}
+    p, sp = [0.0] * len(y), [0.0] * len(sy)
+    for k in range(args.folds):
+        tr = [i for i in range(len(y)) if fold[groups[i]] != k]
+        w = fit([X[i] for i in tr], [y[i] for i in tr], args.l2)
+        for i in range(len(y)):
+            if fold[groups[i]] == k:
+                p[i] = prob(w, X[i])
+        for i in range(len(sy)):
+            if fold[sgroups[i]] == k:
+                sp[i] = prob(w, SX[i])
+    print("related entities %d (useful %.2f), suggestions %d (useful %.2f), queries %d" % (
+        len(y), sum(y) / len(y), len(sy), sum(sy) / max(1, len(sy)), len(qs)))
+    prefixes = tuple(x for x in args.split.split(",") if x)
+    parts = [("all", lambda q: True)]
+    if prefixes:
+        parts = [("ids " + args.split, lambda q: q.startswith(prefixes)), ("other ids", lambda q: not q.startswith(prefixes))]
+    cv_table("related entities, cross-validated: threshold | precision (kept / items)", p, y, groups, corpus, parts)
+    cv_table("suggestions (the suggested entity's probability), cross-validated", sp, sy, sgroups, scorpus, parts)
     if args.weights:
         w = fit(X, y, args.l2)
         print("var confidenceWeights = [numFeatures]float64{" + ", ".join("%.4f" % v for v in w) + "}")
