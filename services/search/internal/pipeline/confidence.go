@@ -55,6 +55,11 @@ var featureNames = [numFeatures]string{
 	"module", "class", "function", "identifier", "concept", "attribute", "constant", "method",
 }
 
+// typeFeature is the feature set for each entity type the model reads.
+var typeFeature = map[string]int{"module": featModule, "class": featClass, "function": featFunction,
+	"identifier": featIdentifier, "concept": featConcept, "attribute": featAttribute, "constant": featConstant,
+	"method": featMethod}
+
 // relatedFeatures describes a kept entity for the confidence model; rank is its
 // place among the kept entities (0 for the best).
 func relatedFeatures(k keptEntity, rank int) [numFeatures]float64 {
@@ -85,23 +90,8 @@ func relatedFeatures(k keptEntity, rank int) [numFeatures]float64 {
 	x[featCapital] = b(name != "" && unicode.IsUpper([]rune(name)[0]))
 	x[featLength] = float64(min(len(name), 40)) / 20
 	x[featEveryday] = b(everydayName(name))
-	switch k.e.typ {
-	case "module":
-		x[featModule] = 1
-	case "class":
-		x[featClass] = 1
-	case "function":
-		x[featFunction] = 1
-	case "identifier":
-		x[featIdentifier] = 1
-	case "concept":
-		x[featConcept] = 1
-	case "attribute":
-		x[featAttribute] = 1
-	case "constant":
-		x[featConstant] = 1
-	case "method":
-		x[featMethod] = 1
+	if f, ok := typeFeature[k.e.typ]; ok {
+		x[f] = 1
 	}
 	return x
 }
