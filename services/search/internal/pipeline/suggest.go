@@ -661,7 +661,10 @@ type keptEntity struct {
 //     __wrapped__).
 //
 // An entity that fails is dropped, not replaced by the next candidate: those have
-// weaker evidence. Without a query embedding only the second rule applies.
+// weaker evidence. Without a query embedding only the second rule applies. The
+// entities that pass are the considered candidates (returned for explain); of
+// those, only the ones whose confidence (confidence.go) is at least minConf are
+// shown.
 func shownRelated(out []keptEntity, pages []topPage, source string, minConf float64) ([]RelatedEntity, []RelatedCandidate) {
 	res := []RelatedEntity{}
 	var considered []RelatedCandidate
