@@ -385,21 +385,6 @@ func isHidden(n *html.Node) bool {
 	return strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden")
 }
 
-func hasElement(n *html.Node, tag string) bool {
-	if n == nil {
-		return false
-	}
-	if n.Type == html.ElementNode && n.Data == tag {
-		return true
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if hasElement(c, tag) {
-			return true
-		}
-	}
-	return false
-}
-
 // textLen counts the non-space bytes of visible text under n.
 func textLen(n *html.Node) int {
 	if n == nil {
@@ -701,11 +686,17 @@ func slug(s string) string {
 }
 
 func findFirst(n *html.Node, a atom.Atom) *html.Node {
-	if n.Type == html.ElementNode && tagOf(n) == a {
+	return findNode(n, func(x *html.Node) bool { return x.Type == html.ElementNode && tagOf(x) == a })
+}
+
+// findNode returns the first node under n, n included, in document order that
+// match reports, or nil.
+func findNode(n *html.Node, match func(*html.Node) bool) *html.Node {
+	if match(n) {
 		return n
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if f := findFirst(c, a); f != nil {
+		if f := findNode(c, match); f != nil {
 			return f
 		}
 	}

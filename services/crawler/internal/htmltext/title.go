@@ -105,15 +105,9 @@ func titleWords(s string) []string {
 
 // hasHeadingText reports whether n holds a heading whose text is text.
 func hasHeadingText(n *html.Node, text string) bool {
-	if n.Type == html.ElementNode && headingLevel(tagOf(n)) > 0 && headingText(n) == text {
-		return true
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if hasHeadingText(c, text) {
-			return true
-		}
-	}
-	return false
+	return findNode(n, func(x *html.Node) bool {
+		return x.Type == html.ElementNode && headingLevel(tagOf(x)) > 0 && headingText(x) == text
+	}) != nil
 }
 
 // headingText returns the text of heading h without permalink markers
