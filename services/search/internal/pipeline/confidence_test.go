@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
-	"github.com/kgsearch/kgsearch/pkg/ranker"
 )
 
 // The confidence cut leaves out what the rules keep on weak evidence (a lower-case
@@ -14,12 +13,7 @@ import (
 // it) and keeps what the top page defines and is about.
 func TestRelatedConfidenceCut(t *testing.T) {
 	q := query("priority queue")
-	results := []ranker.Result{
-		page("queue", "queue — A synchronized queue class", []string{"queue — A synchronized queue class"},
-			"In a FIFO queue the first tasks added are the first retrieved, and maxsize sets the upper bound on the number of items.\n"),
-		page("heapq", "heapq — Heap queue algorithm", []string{"heapq — Heap queue algorithm"},
-			"Unlike a FIFO list, a heap keeps its smallest item first, and maxsize plays no part in how the items are ordered.\n"),
-	}
+	results := queuePages()
 	weak := []kgapi.WeightedEntity{{EntityRef: kgapi.EntityRef{ID: "maxsize", Name: "maxsize", Type: "identifier"}, Weight: 0.3, Documents: 6}}
 	pages := topPages(results, nil, nil)
 	if diff := cmp.Diff([]string{"maxsize"}, names(relatedEntities(q, weak, results, pages, 650))); diff != "" {

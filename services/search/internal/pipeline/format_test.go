@@ -25,6 +25,13 @@ func query(normalized string, entities ...string) queryparse.Query {
 	return q
 }
 
+// relatedEntities is relatedWithin without the confidence cut: what the selection's
+// rules alone show (the rules' tests read it).
+func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ranker.Result, pages []topPage, scope int) []RelatedEntity {
+	r, _ := relatedWithin(noConfidenceCut, q, fb, ranked, pages, scope)
+	return r
+}
+
 func names(list []RelatedEntity) []string {
 	out := []string{}
 	for _, e := range list {
@@ -229,14 +236,20 @@ func TestRelatedEntitiesNotAnEverydayMemberName(t *testing.T) {
 	}
 }
 
-func TestRelatedTopicNeedsATitleHeadingOrQueryWord(t *testing.T) {
-	q := query("priority queue")
-	results := []ranker.Result{
+// queuePages are the top results of "priority queue": two pages that mention FIFO
+// and maxsize in their sentences, neither in a title or heading.
+func queuePages() []ranker.Result {
+	return []ranker.Result{
 		page("queue", "queue — A synchronized queue class", []string{"queue — A synchronized queue class"},
 			"In a FIFO queue the first tasks added are the first retrieved, and maxsize sets the upper bound on the number of items.\n"),
 		page("heapq", "heapq — Heap queue algorithm", []string{"heapq — Heap queue algorithm"},
 			"Unlike a FIFO list, a heap keeps its smallest item first, and maxsize plays no part in how the items are ordered.\n"),
 	}
+}
+
+func TestRelatedTopicNeedsATitleHeadingOrQueryWord(t *testing.T) {
+	q := query("priority queue")
+	results := queuePages()
 	topic := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "fifo", Name: "FIFO", Type: "concept"}, Weight: 0.3, Documents: 6}
 	code := kgapi.WeightedEntity{EntityRef: kgapi.EntityRef{ID: "maxsize", Name: "maxsize", Type: "identifier"}, Weight: 0.3, Documents: 6}
 	pages := topPages(results, nil, nil)

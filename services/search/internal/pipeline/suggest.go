@@ -707,11 +707,13 @@ func salientTopic(k keptEntity) bool {
 	return topic && !k.ev.title && !k.ev.heading && !k.ev.query
 }
 
-// relatedEntities lists the entities the top results are about (relatedFrom): graph
+// relatedWithin lists the entities the top results are about (relatedFrom): graph
 // feedback's entities when it ran; otherwise the entities the results mention,
 // weighted by the share of the top pages mentioning them. Expansion's neighbours of
 // the query entities are not shown: they come from the whole graph, outside the
-// request's filters, and were judged mostly unrelated to the results.
+// request's filters, and were judged mostly unrelated to the results. Those whose
+// confidence is under minConf are withheld; the second list is every entity the
+// rules kept, for explain.
 func relatedWithin(minConf float64, q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ranker.Result, pages []topPage, scope int) ([]RelatedEntity, []RelatedCandidate) {
 	if len(pages) == 0 {
 		return []RelatedEntity{}, nil
@@ -738,13 +740,6 @@ func relatedWithin(minConf float64, q queryparse.Query, fb []kgapi.WeightedEntit
 		cands = append(cands, candidateEntity{name: n, weight: 0.3 * float64(count[n]) / float64(len(ranked))})
 	}
 	return relatedFrom(q, cands, pages, 0, "results", minConf)
-}
-
-// relatedEntities is relatedWithin without the confidence cut: what the selection's
-// rules alone show (the rules' tests read it).
-func relatedEntities(q queryparse.Query, fb []kgapi.WeightedEntity, ranked []ranker.Result, pages []topPage, scope int) []RelatedEntity {
-	r, _ := relatedWithin(noConfidenceCut, q, fb, ranked, pages, scope)
-	return r
 }
 
 // suggestions are up to maxSuggested queries a person would type next: the related
