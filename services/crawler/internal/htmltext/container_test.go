@@ -20,8 +20,7 @@ func TestExtractNestedSections(t *testing.T) {
 	if p.Extractor != ExtractorContainer {
 		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorContainer)
 	}
-	for _, s := range []string{
-		// first, middle and last section, with their API entries and code
+	textHas(t, p, // first, middle and last section, with their API entries and code
 		"Gear reference\n\nThis page describes the gear classes of Widgetry",
 		"Choosing a gear\n\nSection 1 covers choosing a gear. In short, the tooth count decides the ratio",
 		"class widgetry.Gear(teeth, module=1.0)\n\nCreate a Gear for use in a machine.",
@@ -29,17 +28,8 @@ func TestExtractNestedSections(t *testing.T) {
 		"Compound note 9: when the outer gear turns",
 		">>> part = widgetry.Lubricant(grade=1)\n>>> part.check()\n[]",
 		"Section 8 covers storing spare parts. In short, dry storage keeps bare steel from rusting",
-		"check()\n\nReturn a list of problems found with this sparepart;",
-	} {
-		if !strings.Contains(p.Text, s) {
-			t.Errorf("text lacks %q", s)
-		}
-	}
-	for _, s := range []string{"Widgetry 4.1 manual", "Table of contents", "previous", "Contents", "Previous topic", "Pulleys and belts", "Last update", "Nov 1, 2026", "- Gear reference", "- Choosing a gear", "Copyright", "¶"} {
-		if strings.Contains(p.Text, s) {
-			t.Errorf("text contains boilerplate %q", s)
-		}
-	}
+		"check()\n\nReturn a list of problems found with this sparepart;")
+	textLacks(t, p, "Widgetry 4.1 manual", "Table of contents", "previous", "Contents", "Previous topic", "Pulleys and belts", "Last update", "Nov 1, 2026", "- Gear reference", "- Choosing a gear", "Copyright", "¶")
 	var path []string
 	i := strings.Index(p.Text, "Section 8 covers")
 	for _, s := range p.Sections {
@@ -61,16 +51,8 @@ func TestExtractBlogKeepsReadability(t *testing.T) {
 	if p.Extractor != ExtractorReadability {
 		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorReadability)
 	}
-	for _, s := range []string{"A dull plane tears the grain", "A whisper-thin, unbroken shaving means you are done."} {
-		if !strings.Contains(p.Text, s) {
-			t.Errorf("text lacks %q", s)
-		}
-	}
-	for _, s := range []string{"COOKIE-TEXT", "MASTHEAD-TEXT", "COMMENT-TEXT", "14 comments", "WIDGET-TEXT", "Popular posts", "Share this", "FOOTER-TEXT"} {
-		if strings.Contains(p.Text, s) {
-			t.Errorf("text contains boilerplate %q", s)
-		}
-	}
+	textHas(t, p, "A dull plane tears the grain", "A whisper-thin, unbroken shaving means you are done.")
+	textLacks(t, p, "COOKIE-TEXT", "MASTHEAD-TEXT", "COMMENT-TEXT", "14 comments", "WIDGET-TEXT", "Popular posts", "Share this", "FOOTER-TEXT")
 }
 
 func TestContentContainerSkipsCommentThreads(t *testing.T) {
@@ -259,11 +241,7 @@ func TestExtractKeepsSectionsNamedLikeLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkInvariants(t, p)
-	for _, s := range []string{"Comments\n\nA comment starts with a semicolon", "Header lines\n\nA header line names", "Reserved names are described"} {
-		if !strings.Contains(p.Text, s) {
-			t.Errorf("text lacks %q (extractor %s):\n%s", s, p.Extractor, p.Text)
-		}
-	}
+	textHas(t, p, "Comments\n\nA comment starts with a semicolon", "Header lines\n\nA header line names", "Reserved names are described")
 }
 
 // TestContentContainerTextBesideCore: when sections beside the core hold a

@@ -23,6 +23,26 @@ func mustURL(t testing.TB, s string) *url.URL {
 	return u
 }
 
+// textHas reports each wanted string the page's text lacks.
+func textHas(t *testing.T, p *Page, want ...string) {
+	t.Helper()
+	for _, s := range want {
+		if !strings.Contains(p.Text, s) {
+			t.Errorf("text lacks %q (extractor %s):\n%s", s, p.Extractor, p.Text)
+		}
+	}
+}
+
+// textLacks reports each unwanted string the page's text holds.
+func textLacks(t *testing.T, p *Page, unwanted ...string) {
+	t.Helper()
+	for _, s := range unwanted {
+		if strings.Contains(p.Text, s) {
+			t.Errorf("text holds %q (extractor %s):\n%s", s, p.Extractor, p.Text)
+		}
+	}
+}
+
 func extractFile(t *testing.T, name, pageURL string, hdr http.Header) *Page {
 	t.Helper()
 	body, err := os.ReadFile(filepath.Join("testdata", name))
