@@ -12,16 +12,20 @@
 #   SITE     pydocs      the Python 3.11 manual (python3.11-doc), port 8099
 #            djangodocs  the Django 3.2 documentation (python-django-doc
 #                        3:3.2.25-0+deb12u7, eval/django), port 8098
+#            gitdocs     Git's manual pages and guides, AsciiDoc HTML (git-doc
+#                        1:2.39.5-0+deb12u3, eval/gitdocs), port 8097
+#            rustbook    "The Rust Programming Language", mdBook HTML (rust-doc
+#                        1.63.0+dfsg1-2, eval/rustbook), port 8096
 #   install  download (cached) and unpack the package; idempotent
 #   start    install if needed and start the static server on the address;
 #            a running server is left alone; waits until it answers
 #   stop     stop the server whose pid is in the pid file
 #   status   print "running (pid N) at URL" or "stopped"; exit 0 / 3
 #   url      print the site's start URL (http://ADDR:PORT/index.html)
-# deploy/local/pydocs.sh and deploy/local/djangodocs.sh are this script with SITE set.
+# deploy/local/{pydocs,djangodocs,gitdocs,rustbook}.sh are this script with SITE set.
 #
 # Environment (defaults in brackets), with P the site's prefix (KGS_PYDOCS,
-# KGS_DJANGODOCS):
+# KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK):
 #   KGS_STATE      state folder [<repo>/.state]; the site lives in $KGS_STATE/SITE
 #   P_ADDR         listen address [127.0.0.1]
 #   P_PORT         listen port [the site's]
@@ -42,8 +46,18 @@ djangodocs)
 	PACKAGE=python-django-doc PIN="3:3.2.25-0+deb12u7" DOCDIR=usr/share/doc/python-django-doc/html
 	PREFIX=KGS_DJANGODOCS DEFAULT_PORT=8098
 	;;
+gitdocs)
+	PACKAGE=git-doc PIN="1:2.39.5-0+deb12u3" DOCDIR=usr/share/doc/git-doc
+	PREFIX=KGS_GITDOCS DEFAULT_PORT=8097
+	;;
+rustbook)
+	# rust-doc also holds the standard library's API reference (thousands of
+	# pages); only the book's folder is served.
+	PACKAGE=rust-doc PIN="1.63.0+dfsg1-2" DOCDIR=usr/share/doc/rust-doc/html/book
+	PREFIX=KGS_RUSTBOOK DEFAULT_PORT=8096
+	;;
 *)
-	echo "usage: $0 {pydocs|djangodocs} {install|start|stop|status|url}" >&2
+	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook} {install|start|stop|status|url}" >&2
 	exit 2
 	;;
 esac
