@@ -16,16 +16,18 @@
 #                        1:2.39.5-0+deb12u3, eval/gitdocs), port 8097
 #            rustbook    "The Rust Programming Language", mdBook HTML (rust-doc
 #                        1.63.0+dfsg1-2, eval/rustbook), port 8096
+#            nodedocs    the Node.js 18 API reference (nodejs-doc
+#                        18.20.4+dfsg-1~deb12u3, eval/nodedocs), port 8095
 #   install  download (cached) and unpack the package; idempotent
 #   start    install if needed and start the static server on the address;
 #            a running server is left alone; waits until it answers
 #   stop     stop the server whose pid is in the pid file
 #   status   print "running (pid N) at URL" or "stopped"; exit 0 / 3
 #   url      print the site's start URL (http://ADDR:PORT/index.html)
-# deploy/local/{pydocs,djangodocs,gitdocs,rustbook}.sh are this script with SITE set.
+# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs}.sh are this script with SITE set.
 #
 # Environment (defaults in brackets), with P the site's prefix (KGS_PYDOCS,
-# KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK):
+# KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK, KGS_NODEDOCS):
 #   KGS_STATE      state folder [<repo>/.state]; the site lives in $KGS_STATE/SITE
 #   P_ADDR         listen address [127.0.0.1]
 #   P_PORT         listen port [the site's]
@@ -56,8 +58,12 @@ rustbook)
 	PACKAGE=rust-doc PIN="1.63.0+dfsg1-2" DOCDIR=usr/share/doc/rust-doc/html/book
 	PREFIX=KGS_RUSTBOOK DEFAULT_PORT=8096
 	;;
+nodedocs)
+	PACKAGE=nodejs-doc PIN="18.20.4+dfsg-1~deb12u3" DOCDIR=usr/share/doc/nodejs/api
+	PREFIX=KGS_NODEDOCS DEFAULT_PORT=8095
+	;;
 *)
-	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook} {install|start|stop|status|url}" >&2
+	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs} {install|start|stop|status|url}" >&2
 	exit 2
 	;;
 esac
