@@ -195,6 +195,11 @@ const docsPerSeed = 50
 // entitySeeds is how many of the heaviest seeds name the related entities.
 const entitySeeds = 5
 
+// nearDuplicate is the cosine between two seeds' entity vectors from which they are
+// taken as copies of one page (a mirrored index page, man pages repeating the same
+// option sections): such seeds share one seed's weight in the centroid.
+const nearDuplicate = 0.5
+
 // Seed is a first-pass result: a document and how strongly it was ranked (> 0).
 type Seed struct {
 	DocumentID string
@@ -215,7 +220,8 @@ type Result struct {
 }
 
 // Feedback scores candidates by the cosine of their tf-idf entity vectors with the
-// centroid of the seeds' vectors, every seed counting once, and returns the top
+// centroid of the seeds' vectors, every seed counting once (near-copies of one page
+// sharing one seed's weight, see seedShares), and returns the top
 // entities (at most topEntities) of the centroid of the entitySeeds heaviest seeds
 // weighted by their first-pass scores. Unknown documents score 0 and are left out
 // of Scores.
@@ -247,6 +253,7 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 	}
 	sc := s.borrow()
 	defer s.giveBack(sc)
+	shares := s.seedShares(seeds, sc.centroid)
 	used := 0 // entity seeds with a profile
 	for i, sd := range seeds {
 		v := s.vecs[sd.DocumentID]
@@ -259,7 +266,7 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 				sc.seen[x.e] = true
 				sc.touched = append(sc.touched, x.e)
 			}
-			sc.centroid[x.e] += x.w
+			sc.centroid[x.e] += shares[i] * x.w
 			if named {
 				sc.named[x.e] += sd.Weight * x.w
 				sc.support[x.e]++ // entity seeds mentioning the entity
@@ -289,6 +296,42 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 		res.Entities = s.top(sc, min(used, 2), math.Sqrt(namedNorm), topEntities)
 	}
 	return res
+}
+
+// seedShares is each seed's weight in the scoring centroid: 1 / (1 + the number of
+// other seeds whose entity vector has a cosine of at least nearDuplicate with its
+// own). A group of near-copies among the seeds then counts about as much as one
+// seed, instead of pulling the centroid to what the copies share: on Git's manual
+// pages, whose option sections repeat across commands, four diff pages among eight
+// seeds made every diff page outrank git-blame for "who last changed each line"
+// (docs/adr/0006-graph-feedback.md). Distinct seeds keep 1 each. dense must be all
+// zeros and as long as s.ids; it is zero again on return.
+func (s *Store) seedShares(seeds []Seed, dense []float64) []float64 {
+	shares := make([]float64, len(seeds))
+	near := make([]int, len(seeds))
+	for i := range seeds {
+		vi := s.vecs[seeds[i].DocumentID]
+		for _, x := range vi {
+			dense[x.e] = x.w
+		}
+		for j := i + 1; j < len(seeds); j++ {
+			dot := 0.0
+			for _, x := range s.vecs[seeds[j].DocumentID] {
+				dot += x.w * dense[x.e]
+			}
+			if dot >= nearDuplicate {
+				near[i]++
+				near[j]++
+			}
+		}
+		for _, x := range vi {
+			dense[x.e] = 0
+		}
+	}
+	for i := range shares {
+		shares[i] = 1 / float64(1+near[i])
+	}
+	return shares
 }
 
 // borrow returns zeroed centroid and support slices as long as ids (under the read

@@ -175,3 +175,33 @@ func TestFeedbackScoresCountSeedsEqually(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedbackCountsNearCopiesAsOneSeed: three seeds with the same profile (copies of
+// one page) and one distinct seed pull the centroid equally towards both topics, so
+// a fourth copy and a page like the distinct seed score alike; counted once each,
+// the copies would score the fourth copy three times as close.
+func TestFeedbackCountsNearCopiesAsOneSeed(t *testing.T) {
+	diff := []graph.EntityCount{ec("d1", 5), ec("d2", 4), ec("d3", 3)}
+	blame := []graph.EntityCount{ec("b1", 5), ec("b2", 4), ec("b3", 3)}
+	src := fakeSource{"diff-a": diff, "diff-b": diff, "diff-c": diff, "diff-d": diff, "blame": blame, "blame-2": blame}
+	for i := range 200 { // enough documents for four seeds (one per docsPerSeed)
+		id := "filler-" + strconv.Itoa(i)
+		src[id] = []graph.EntityCount{ec("own-"+strconv.Itoa(i), 1)}
+	}
+	s := New()
+	if err := s.Load(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	seeds := []Seed{{DocumentID: "diff-a", Weight: 4}, {DocumentID: "diff-b", Weight: 3},
+		{DocumentID: "diff-c", Weight: 2}, {DocumentID: "blame", Weight: 1}}
+	res := s.Feedback(seeds, []string{"diff-d", "blame-2"}, 5)
+	d, b := res.Scores["diff-d"], res.Scores["blame-2"]
+	if d <= 0 || math.Abs(d-b) > 1e-9 {
+		t.Errorf("diff-d scores %v, blame-2 %v: want equal and positive (three copies count as one seed)", d, b)
+	}
+	// Distinct seeds are untouched: with one copy only, the two pages score alike too.
+	res = s.Feedback([]Seed{{DocumentID: "diff-a", Weight: 2}, {DocumentID: "blame", Weight: 1}}, []string{"diff-d", "blame-2"}, 5)
+	if d, b := res.Scores["diff-d"], res.Scores["blame-2"]; math.Abs(d-b) > 1e-9 {
+		t.Errorf("two distinct seeds: diff-d %v, blame-2 %v, want equal", d, b)
+	}
+}

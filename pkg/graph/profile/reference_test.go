@@ -45,6 +45,21 @@ func referenceFeedback(s *Store, seeds []Seed, candidates []string, topEntities 
 	}
 	// Candidates are scored against every seed counted once; the entities come from
 	// the first entitySeeds seeds weighted by their scores.
+	// A seed shares its weight with the other seeds that are near-copies of it.
+	share := make([]float64, len(seeds))
+	for i := range seeds {
+		copies := 0
+		for j := range seeds {
+			dot := 0.0
+			for id, w := range vec(seeds[i].DocumentID) {
+				dot += w * vec(seeds[j].DocumentID)[id]
+			}
+			if j != i && dot >= nearDuplicate {
+				copies++
+			}
+		}
+		share[i] = 1 / float64(1+copies)
+	}
 	centroid, named, support, used := map[string]float64{}, map[string]float64{}, map[string]int{}, 0
 	for i, sd := range seeds {
 		v := vec(sd.DocumentID)
@@ -52,7 +67,7 @@ func referenceFeedback(s *Store, seeds []Seed, candidates []string, topEntities 
 			used++
 		}
 		for id, w := range v {
-			centroid[id] += w
+			centroid[id] += share[i] * w
 			if i < entitySeeds {
 				named[id] += sd.Weight * w
 				support[id]++
