@@ -8,6 +8,11 @@ import "time"
 type Candidate struct {
 	ChunkID    string
 	DocumentID string // dedup key; URL is used when empty
+	// ContentKey, when set, identifies the document's text (its content hash):
+	// documents with the same key are copies of one page at several URLs (an
+	// index.html that repeats the first chapter) and make one result, the copy whose
+	// chunk ranks best. It takes precedence over DocumentID.
+	ContentKey string
 	URL        string
 	Title      string
 	Headings   []string
@@ -50,14 +55,18 @@ type Candidate struct {
 // [0, 2]) into a cosine similarity in [-1, 1].
 func SimilarityFromDistance(d float64) float64 { return 1 - d }
 
-// docKey is the document identity used to keep one chunk per document: the document
-// id, else the URL, else the chunk id (kind tells them apart without concatenating).
+// docKey is the document identity used to keep one chunk per document: the content
+// key, else the document id, else the URL, else the chunk id (kind tells them apart
+// without concatenating).
 type docKey struct {
 	kind byte
 	id   string
 }
 
 func (c *Candidate) dedupKey() docKey {
+	if c.ContentKey != "" {
+		return docKey{'h', c.ContentKey}
+	}
 	if c.DocumentID != "" {
 		return docKey{'d', c.DocumentID}
 	}

@@ -358,6 +358,37 @@ func TestDedupKeepsBestChunk(t *testing.T) {
 	}
 }
 
+// TestCopiesOfOnePageMakeOneResult: documents with the same content key (one page
+// served at two URLs) fold into one result, the copy whose chunk ranks best, with
+// each signal's best over both copies; documents without a key stay apart.
+func TestCopiesOfOnePageMakeOneResult(t *testing.T) {
+	w, _ := ParseWeights("bm25:1,title:1")
+	cands := []Candidate{
+		{ChunkID: "index-c1", DocumentID: "index", ContentKey: "h1", Title: "Git", BM25Score: 8, HasBM25: true},
+		{ChunkID: "git-c1", DocumentID: "git", ContentKey: "h1", Title: "git manual", BM25Score: 8, HasBM25: true},
+		{ChunkID: "blame-c1", DocumentID: "blame", ContentKey: "h2", BM25Score: 6, HasBM25: true},
+		{ChunkID: "log-c1", DocumentID: "log", BM25Score: 4, HasBM25: true},
+		{ChunkID: "log2-c1", DocumentID: "log2", BM25Score: 4, HasBM25: true},
+	}
+	r := newTestRanker(t, Options{})
+	res, err := r.Rank(Request{Query: Query{Text: "git manual"}, Weights: w}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range res {
+		got = append(got, x.Candidate.DocumentID)
+	}
+	// git's title matches both query words: its chunk represents the pair.
+	want := []string{"git", "blame", "log", "log2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if res[0].Breakdown.BM25 != 1 {
+		t.Errorf("the pair's bm25 signal is %v, want 1 (the best over both copies)", res[0].Breakdown.BM25)
+	}
+}
+
 func TestMMR(t *testing.T) {
 	w, _ := ParseWeights("bm25:1")
 	// Relevance bm25/9: A 1, B 8/9 = .888889, C 5/9 = .555556.

@@ -41,12 +41,15 @@ type Doc struct {
 	Tags      []string
 	Published time.Time
 	Updated   time.Time
+	// ContentHash is the hash of the page's extracted text: equal hashes are copies
+	// of one page at several URLs, which a search shows once.
+	ContentHash string
 }
 
 // DocFromStore converts a store document.
 func DocFromStore(d store.Document) Doc {
 	return Doc{ID: d.ID, URL: d.URL, Title: d.Title, Domain: d.Domain, Tags: d.Tags,
-		Published: d.PublishedAt, Updated: d.UpdatedAt}
+		Published: d.PublishedAt, Updated: d.UpdatedAt, ContentHash: d.ContentHash}
 }
 
 // Config tunes the indexer.

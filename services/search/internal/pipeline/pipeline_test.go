@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -496,5 +497,31 @@ func TestOneRoundTripToKG(t *testing.T) {
 	}
 	if !usedSome {
 		t.Errorf("no query used a related entity: the expansion's match went untested")
+	}
+}
+
+// TestCopiesOfOnePageShowOnce: a site that serves one page at two URLs (mdBook's
+// index.html repeats the first chapter, git-doc's index.html is git.html) stores two
+// documents with the same content hash; a search shows the page once, and the
+// result slot goes to the next page.
+func TestCopiesOfOnePageShowOnce(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	page := func(url, hash string) searchtest.Doc {
+		return searchtest.Doc{URL: url, Title: "Getting started", ContentHash: hash, Chunks: []searchtest.Chunk{
+			{Heading: "Installation", Text: "Install the toolchain with rustup, then check the compiler version with rustc --version."}}}
+	}
+	e.Add(t, append(corpus(), page("https://book.example.org/index.html", "h1"),
+		page("https://book.example.org/ch01-01-installation.html", "h1"),
+		page("https://book.example.org/appendix-install.html", "h2"))...)
+	resp := search(t, e, pipeline.Request{Query: "install the toolchain with rustup", Expand: true})
+	var book []string
+	for _, u := range urls(resp) {
+		if strings.HasPrefix(u, "https://book.example.org/") {
+			book = append(book, u)
+		}
+	}
+	// The two copies tie on every signal; one of them stands for both.
+	if len(book) != 2 || !slices.Contains(book, "https://book.example.org/appendix-install.html") {
+		t.Errorf("book pages in the results: %v; want one of the two copies and appendix-install.html", book)
 	}
 }

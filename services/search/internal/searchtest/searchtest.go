@@ -157,11 +157,12 @@ func New(t testing.TB, o Options) *Env {
 
 // Doc is a test document.
 type Doc struct {
-	URL       string
-	Title     string
-	Tags      []string
-	Published time.Time
-	Chunks    []Chunk
+	URL         string
+	Title       string
+	Tags        []string
+	Published   time.Time
+	ContentHash string // as the crawler sets it; equal hashes are copies of one page
+	Chunks      []Chunk
 }
 
 // Chunk is a test chunk.
@@ -176,7 +177,8 @@ func (e *Env) Add(t testing.TB, docs ...Doc) {
 	t.Helper()
 	ctx := context.Background()
 	for _, d := range docs {
-		doc := store.Document{URL: d.URL, Title: d.Title, Tags: d.Tags, PublishedAt: d.Published, FetchedAt: Now}
+		doc := store.Document{URL: d.URL, Title: d.Title, Tags: d.Tags, PublishedAt: d.Published, FetchedAt: Now,
+			ContentHash: d.ContentHash}
 		texts := make([]string, len(d.Chunks))
 		for i, c := range d.Chunks {
 			texts[i] = d.Title + "\n" + c.Heading + "\n" + c.Text
