@@ -53,7 +53,8 @@ func TestMaxPagesExactWithConcurrency(t *testing.T) {
 				}
 				pagesHit++
 				if n != 1 {
-					t.Errorf("hits of %s: got %d, want 1", path, n)
+					// The job's own account says whether a retry asked for the refetch.
+					t.Errorf("hits of %s: got %d, want 1 (job counters %+v, errors %v)", path, n, status.Counters, status.LastErrors)
 				}
 			}
 			if pagesHit != tc.maxPages {
