@@ -7,7 +7,7 @@ import "time"
 // its Has* flag false; the chunk then scores 0 on that signal (see doc.go).
 type Candidate struct {
 	ChunkID    string
-	DocumentID string // dedup key; URL is used when empty
+	DocumentID string // dedup key when ContentKey is empty; URL is used when both are
 	// ContentKey, when set, identifies the document's text (its content hash):
 	// documents with the same key are copies of one page at several URLs (an
 	// index.html that repeats the first chapter) and make one result, the copy whose
