@@ -18,16 +18,18 @@
 #                        1.63.0+dfsg1-2, eval/rustbook), port 8096
 #            nodedocs    the Node.js 18 API reference (nodejs-doc
 #                        18.20.4+dfsg-1~deb12u3, eval/nodedocs), port 8095
+#            pgdocs      the PostgreSQL 15 manual, DocBook HTML (postgresql-doc-15
+#                        15.20-0+deb12u1, eval/pgdocs), port 8094
 #   install  download (cached) and unpack the package; idempotent
 #   start    install if needed and start the static server on the address;
 #            a running server is left alone; waits until it answers
 #   stop     stop the server whose pid is in the pid file
 #   status   print "running (pid N) at URL" or "stopped"; exit 0 / 3
 #   url      print the site's start URL (http://ADDR:PORT/index.html)
-# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs}.sh are this script with SITE set.
+# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs,pgdocs}.sh are this script with SITE set.
 #
 # Environment (defaults in brackets), with P the site's prefix (KGS_PYDOCS,
-# KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK, KGS_NODEDOCS):
+# KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK, KGS_NODEDOCS, KGS_PGDOCS):
 #   KGS_STATE      state folder [<repo>/.state]; the site lives in $KGS_STATE/SITE
 #   P_ADDR         listen address [127.0.0.1]
 #   P_PORT         listen port [the site's]
@@ -62,8 +64,12 @@ nodedocs)
 	PACKAGE=nodejs-doc PIN="18.20.4+dfsg-1~deb12u3" DOCDIR=usr/share/doc/nodejs/api
 	PREFIX=KGS_NODEDOCS DEFAULT_PORT=8095
 	;;
+pgdocs)
+	PACKAGE=postgresql-doc-15 PIN="15.20-0+deb12u1" DOCDIR=usr/share/doc/postgresql-doc-15/html
+	PREFIX=KGS_PGDOCS DEFAULT_PORT=8094
+	;;
 *)
-	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs} {install|start|stop|status|url}" >&2
+	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs|pgdocs} {install|start|stop|status|url}" >&2
 	exit 2
 	;;
 esac
