@@ -96,6 +96,35 @@ func TestRelatedEntitiesAreWhatTheTopPagesAreAbout(t *testing.T) {
 	}
 }
 
+// On a small site the share alone would make a few pages' topic generic: five of
+// 63 documents is 8 %, twice genericShare, yet DictReader is what the top page
+// defines. At most minGenericDocuments (12) documents is never generic; more is,
+// by share as before.
+func TestRelatedEntitiesOnASmallSite(t *testing.T) {
+	q := query("read a csv file")
+	fb := func(docs int) []kgapi.WeightedEntity {
+		return []kgapi.WeightedEntity{{EntityRef: kgapi.EntityRef{ID: "dictreader", Name: "DictReader", Type: "class"}, Weight: 0.2, Documents: docs}}
+	}
+	pages := topPages(csvPages, nil, nil)
+	if diff := cmp.Diff([]string{"DictReader"}, names(relatedEntities(q, fb(5), csvPages, pages, 63))); diff != "" {
+		t.Errorf("5 of 63 documents: related entities (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"DictReader"}, names(relatedEntities(q, fb(12), csvPages, pages, 63))); diff != "" {
+		t.Errorf("12 of 63 documents: related entities (-want +got):\n%s", diff)
+	}
+	if got := names(relatedEntities(q, fb(13), csvPages, pages, 63)); len(got) != 0 {
+		t.Errorf("13 of 63 documents: got %v, want none (generic)", got)
+	}
+	// In a large scope the share decides alone, as before: 13 of 400 is under 4 %,
+	// 17 of 400 over it.
+	if diff := cmp.Diff([]string{"DictReader"}, names(relatedEntities(q, fb(13), csvPages, pages, 400))); diff != "" {
+		t.Errorf("13 of 400 documents: related entities (-want +got):\n%s", diff)
+	}
+	if got := names(relatedEntities(q, fb(17), csvPages, pages, 400)); len(got) != 0 {
+		t.Errorf("17 of 400 documents: got %v, want none (generic)", got)
+	}
+}
+
 // migrationPages are the top results of "undo a migration" with their chunks'
 // embeddings (three dimensions; the query's is qvecUndo): the first result's chunk
 // is about RunPython and far from the query, the page's other chunk, about

@@ -33,6 +33,13 @@ const (
 	// titleGenericShare.
 	genericShare      = 0.04
 	titleGenericShare = 0.10
+	// minGenericDocuments: an entity mentioned by this many documents or fewer is
+	// never generic, whatever its share. On a small site of long pages the share
+	// alone marks a few pages' topic as generic (4 % of Node.js's 63 one-module pages
+	// is 2.5 pages: AsyncLocalStorage, dns.lookup); 12 is under 4 % of either dev
+	// set (Python 391 pages, Django 316), whose selection it leaves as it was
+	// (eval/suggest/README.md, "Sixth session: the three new sites").
+	minGenericDocuments = 12
 	// minRelatedScore is the weakest evidence-weighted score shown, and
 	// relativeScore the share of the best score an entity needs.
 	minRelatedScore = 0.1
@@ -564,7 +571,8 @@ func usageChain(name string) bool {
 //   - it is not a query entity nor a query word, and its name is not noise
 //     (noiseName), nor an everyday word unless a top title or heading names it;
 //   - it is not generic: mentioned by at most genericShare of the documents the
-//     search covers (scope; titleGenericShare when a top page's title names it);
+//     search covers (scope; titleGenericShare when a top page's title names it),
+//     or by at most minGenericDocuments documents;
 //   - a file name only when a top title or heading names it;
 //   - the top pages name it in a title, a heading or a sentence (a name found only
 //     in code examples is an example's name);
@@ -614,7 +622,7 @@ func relatedFrom(q queryparse.Query, cands []candidateEntity, pages []topPage, s
 			share = float64(c.documents) / float64(scope)
 		}
 		switch {
-		case share > titleGenericShare, share > genericShare && !ev.title:
+		case c.documents > minGenericDocuments && (share > titleGenericShare || share > genericShare && !ev.title):
 			continue
 		case !named && (c.typ == "file" || everydayName(c.name)):
 			continue
