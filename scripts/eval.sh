@@ -123,7 +123,19 @@ print(j["status"], "fetched=%s stored=%s unchanged=%s failed=%s queued=%s chunks
 	# other crawls, e.g. `make run`) are not searched when the crawl has tags (kgeval
 	# restricts every search to them), but say how many so runs can be compared.
 	docs=$out/documents-$name.json
-	curl -fsS "$crawler/api/v1/documents?limit=1000&domain=${hostport%%:*}" >"$docs" || true
+	# Every stored document of the host, page by page (one host can serve several
+	# sites on different ports, more than one page of the listing).
+	python3 - "$crawler/api/v1/documents?limit=1000&domain=${hostport%%:*}" >"$docs" <<'EOF' || true
+import json, sys, urllib.parse, urllib.request
+url, docs, after = sys.argv[1], [], ""
+while True:
+    page = json.load(urllib.request.urlopen(url + ("&after=" + urllib.parse.quote(after) if after else ""), timeout=30))
+    docs += page.get("documents", [])
+    after = page.get("next_after") or ""
+    if not after:
+        break
+json.dump({"documents": docs}, sys.stdout)
+EOF
 	python3 - "$docs" "$body" "$expected" <<'EOF' || true
 import json, re, sys
 try:
