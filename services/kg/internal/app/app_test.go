@@ -139,6 +139,9 @@ func hasPrefix(ids []string, prefix string) []string {
 
 // TestLifecycle drives ingest → match → expand → re-ingest → delete through the
 // HTTP API against the real Neo4j.
+// matchLimit is the most chunks one match answers (kg's cap).
+const matchLimit = 1000
+
 func TestLifecycle(t *testing.T) {
 	uri, user, password := testenv.Neo4j(t)
 	cfg := testConfig(t, uri, user, password)
@@ -179,7 +182,7 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	t.Run("match", func(t *testing.T) {
-		m, err := s.client.Match(ctx, kgapi.MatchRequest{Entities: []string{probe, "Postgres", "nosuch" + word}, Limit: 1000})
+		m, err := s.client.Match(ctx, kgapi.MatchRequest{Entities: []string{probe, "Postgres", "nosuch" + word}, Limit: matchLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +204,10 @@ func TestLifecycle(t *testing.T) {
 		if !slices.Equal(top, []string{docA + "-0", docA + "-1"}) {
 			t.Errorf("top two: got %v, want %s-0 and -1", chunkIDs(m.Chunks[:2]), docA)
 		}
-		if all := hasPrefix(chunkIDs(m.Chunks), prefix); !slices.Equal(all, []string{docA + "-0", docA + "-1", docA + "-2", docB + "-0"}) {
+		// Every chunk mentioning PostgreSQL, unless the graph holds more than the limit
+		// (a shared development graph with a crawled PostgreSQL manual): then only the
+		// top two are this test's to check.
+		if all := hasPrefix(chunkIDs(m.Chunks), prefix); len(m.Chunks) < matchLimit && !slices.Equal(all, []string{docA + "-0", docA + "-1", docA + "-2", docB + "-0"}) {
 			t.Errorf("our chunks: got %v, want the 4 chunks mentioning PostgreSQL", all)
 		}
 		for _, c := range m.Chunks {
@@ -284,11 +290,20 @@ func TestLifecycle(t *testing.T) {
 		if ent := getEntity(t, s, probe); ent.Mentions != 2 || ent.Documents != 1 {
 			t.Errorf("%s after re-ingest: got %d mentions in %d documents, want 2 in 1 (replaced, not added)", probe, ent.Mentions, ent.Documents)
 		}
-		m, err := s.client.Match(ctx, kgapi.MatchRequest{Entities: []string{"postgresql"}, Limit: 1000})
+		m, err := s.client.Match(ctx, kgapi.MatchRequest{Entities: []string{"postgresql"}, Limit: matchLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if all := hasPrefix(chunkIDs(m.Chunks), prefix); !slices.Equal(all, []string{docA + "-0", docA + "-1", docB + "-0"}) {
+		if len(m.Chunks) == matchLimit {
+			// A shared graph holds more PostgreSQL chunks than one answer: match the
+			// probe, which the replaced chunks mention and chunk 2 never did.
+			if m, err = s.client.Match(ctx, kgapi.MatchRequest{Entities: []string{probe}, Limit: matchLimit}); err != nil {
+				t.Fatal(err)
+			}
+			if all := hasPrefix(chunkIDs(m.Chunks), prefix); !slices.Equal(all, []string{docA + "-0", docA + "-1"}) {
+				t.Errorf("chunks mentioning %s: got %v, want %s-0 and -1", probe, all, docA)
+			}
+		} else if all := hasPrefix(chunkIDs(m.Chunks), prefix); !slices.Equal(all, []string{docA + "-0", docA + "-1", docB + "-0"}) {
 			t.Errorf("chunks mentioning PostgreSQL: got %v, want %s-0, -1 and %s-0 (chunk 2 is gone)", all, docA, docB)
 		}
 		e, err := s.client.Expand(ctx, kgapi.ExpandRequest{Entities: []string{probe}, Limit: 100})
