@@ -88,14 +88,22 @@ func (p *Pipeline) hydrateChunks(ctx context.Context, cands map[string]*cand, or
 			}
 		}
 	}
+	// Each document is looked up once: a recrawl that the indexer applies meanwhile
+	// must not give two chunks of one page different content keys (two results).
+	known := map[string]indexer.Doc{}
 	missing := map[string]bool{}
 	for _, id := range order {
 		c := cands[id]
 		if !c.hydrated {
 			continue
 		}
-		if p.docs != nil {
+		if d, ok := known[c.c.DocumentID]; ok {
+			applyDoc(c, d)
+			continue
+		}
+		if p.docs != nil && !missing[c.c.DocumentID] {
 			if d, ok := p.docs.Doc(c.c.DocumentID); ok {
+				known[c.c.DocumentID] = d
 				applyDoc(c, d)
 				continue
 			}
