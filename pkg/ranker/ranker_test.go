@@ -364,7 +364,7 @@ func TestDedupKeepsBestChunk(t *testing.T) {
 func TestCopiesOfOnePageMakeOneResult(t *testing.T) {
 	w, _ := ParseWeights("bm25:1,title:1")
 	cands := []Candidate{
-		{ChunkID: "index-c1", DocumentID: "index", ContentKey: "h1", Title: "Git", BM25Score: 8, HasBM25: true},
+		{ChunkID: "index-c1", DocumentID: "index", ContentKey: "h1", Title: "Git", BM25Score: 9, HasBM25: true},
 		{ChunkID: "git-c1", DocumentID: "git", ContentKey: "h1", Title: "git manual", BM25Score: 8, HasBM25: true},
 		{ChunkID: "blame-c1", DocumentID: "blame", ContentKey: "h2", BM25Score: 6, HasBM25: true},
 		{ChunkID: "log-c1", DocumentID: "log", BM25Score: 4, HasBM25: true},
@@ -379,7 +379,8 @@ func TestCopiesOfOnePageMakeOneResult(t *testing.T) {
 	for _, x := range res {
 		got = append(got, x.Candidate.DocumentID)
 	}
-	// git's title matches both query words: its chunk represents the pair.
+	// git's title matches both query words: its chunk represents the pair (1.89
+	// against index's 1.5), and the pair's bm25 is index's 9/9, not git's own 8/9.
 	want := []string{"git", "blame", "log", "log2"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)

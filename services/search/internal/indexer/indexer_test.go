@@ -39,6 +39,7 @@ func TestSyncAppliesInsertsUpdatesAndDeletes(t *testing.T) {
 	e := searchtest.New(t, searchtest.Options{NoKG: true})
 	ctx := context.Background()
 	a := doc("https://a.example/x", "Alpha page", "zebra crossing rules", "second chunk about giraffes")
+	a.ContentHash = "hash-1"
 	b := doc("https://b.example/y", "Beta page", "zebra stripes")
 	e.Add(t, a, b)
 
@@ -54,6 +55,7 @@ func TestSyncAppliesInsertsUpdatesAndDeletes(t *testing.T) {
 
 	// Update a: one chunk now, without zebra; its second chunk must disappear.
 	a.Title = "Alpha renamed"
+	a.ContentHash = "hash-2" // the recrawled text: search's dedup key must follow it
 	a.Chunks = []searchtest.Chunk{{Text: "only okapis now"}}
 	e.Add(t, a)
 	if diff := cmp.Diff([]string{"https://b.example/y"}, hits(t, e.Index, "zebra")); diff != "" {
@@ -62,7 +64,7 @@ func TestSyncAppliesInsertsUpdatesAndDeletes(t *testing.T) {
 	if got := hits(t, e.Index, "giraffes"); len(got) != 0 {
 		t.Errorf("stale chunk still indexed: %v", got)
 	}
-	if d, ok := e.Indexer.Doc(store.DocumentID(a.URL)); !ok || d.Title != "Alpha renamed" {
+	if d, ok := e.Indexer.Doc(store.DocumentID(a.URL)); !ok || d.Title != "Alpha renamed" || d.ContentHash != "hash-2" {
 		t.Errorf("document table: got %+v, %v", d, ok)
 	}
 
