@@ -9,7 +9,8 @@ import (
 // FeedbackSeed is a page a first ranking put on top, with its first-pass score. The
 // weight orders the seeds (kg uses one per 50 documents it holds) and weights the
 // five heaviest in the related entities; every seed used counts once in the
-// candidates' scores.
+// candidates' scores, except that near-copies among the seeds (entity-profile cosine
+// at least 0.5) share one seed's weight.
 type FeedbackSeed struct {
 	DocumentID string  `json:"document_id"`
 	Weight     float64 `json:"weight"`

@@ -66,8 +66,9 @@
 //
 // # After fusion
 //
-// Candidates are fused per chunk and the best chunk of each document (DocumentID, or
-// URL when empty) is kept as its representative, with its offsets and preview. The
+// Candidates are fused per chunk and the best chunk of each document (ContentKey, else
+// DocumentID, else URL: copies of one page are one document) is kept as its
+// representative, with its offsets and preview. The
 // document is then scored on the maximum of each signal over all its chunks
 // (per-signal MaxP) and fused again (for RRF, ranks are among documents): a page whose
 // best vector chunk is not its best BM25 chunk keeps both strengths. Documents are

@@ -137,11 +137,11 @@ func hasPrefix(ids []string, prefix string) []string {
 	return out
 }
 
-// TestLifecycle drives ingest → match → expand → re-ingest → delete through the
-// HTTP API against the real Neo4j.
 // matchLimit is the most chunks one match answers (kg's cap).
 const matchLimit = 1000
 
+// TestLifecycle drives ingest → match → expand → re-ingest → delete through the
+// HTTP API against the real Neo4j.
 func TestLifecycle(t *testing.T) {
 	uri, user, password := testenv.Neo4j(t)
 	cfg := testConfig(t, uri, user, password)

@@ -14,7 +14,8 @@ const feedbackName = "feedback"
 // Graph feedback limits.
 const (
 	// feedbackSeeds first-pass pages seed the feedback, each counting once in the
-	// scores (kg's related entities come from the five heaviest). Eight was chosen
+	// scores (near-copies sharing one seed's weight; kg's related entities come from
+	// the five heaviest). Eight was chosen
 	// across both dev corpora; ADR 0006 has the measurements.
 	feedbackSeeds      = 8
 	feedbackEntities   = 40   // entities the seeds are about: the candidates for related entities
