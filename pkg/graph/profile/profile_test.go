@@ -199,9 +199,32 @@ func TestFeedbackCountsNearCopiesAsOneSeed(t *testing.T) {
 	if d <= 0 || math.Abs(d-b) > 1e-9 {
 		t.Errorf("diff-d scores %v, blame-2 %v: want equal and positive (three copies count as one seed)", d, b)
 	}
-	// Distinct seeds are untouched: with one copy only, the two pages score alike too.
-	res = s.Feedback([]Seed{{DocumentID: "diff-a", Weight: 2}, {DocumentID: "blame", Weight: 1}}, []string{"diff-d", "blame-2"}, 5)
-	if d, b := res.Scores["diff-d"], res.Scores["blame-2"]; math.Abs(d-b) > 1e-9 {
-		t.Errorf("two distinct seeds: diff-d %v, blame-2 %v, want equal", d, b)
+	// The shares themselves: a copy shares with the other copies, distinct seeds and
+	// a seed without a profile keep 1.
+	dense := make([]float64, len(s.ids))
+	for _, tc := range []struct {
+		seeds []string
+		want  []float64
+	}{
+		{[]string{"diff-a", "diff-b", "diff-c", "blame"}, []float64{1. / 3, 1. / 3, 1. / 3, 1}},
+		{[]string{"diff-a", "blame", "filler-1"}, []float64{1, 1, 1}},
+		{[]string{"diff-a", "unknown", "diff-b"}, []float64{0.5, 1, 0.5}},
+	} {
+		var sd []Seed
+		for _, id := range tc.seeds {
+			sd = append(sd, Seed{DocumentID: id, Weight: 1})
+		}
+		got := s.seedShares(sd, dense)
+		for i := range got {
+			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
+				t.Errorf("shares of %v: got %v, want %v", tc.seeds, got, tc.want)
+				break
+			}
+		}
+		for e, x := range dense {
+			if x != 0 {
+				t.Fatalf("shares of %v left %v at entity %d of the scratch vector, want zeros", tc.seeds, x, e)
+			}
+		}
 	}
 }
