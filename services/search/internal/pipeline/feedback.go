@@ -15,8 +15,8 @@ const feedbackName = "feedback"
 const (
 	// feedbackSeeds first-pass pages seed the feedback, each counting once in the
 	// scores (near-copies sharing one seed's weight; kg's related entities come from
-	// the five heaviest). Eight was chosen
-	// across both dev corpora; ADR 0006 has the measurements.
+	// the five heaviest). Eight was chosen across both dev corpora; ADR 0006 has the
+	// measurements.
 	feedbackSeeds      = 8
 	feedbackEntities   = 40   // entities the seeds are about: the candidates for related entities
 	feedbackCandidates = 2000 // documents scored (kg's limit)
