@@ -69,7 +69,7 @@ func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, nee
 		// the content; the page's h1 comes back as its top heading.
 		outer = core
 	}
-	if (outer == root && !keepRoot) || stats[core].prose < minMainText {
+	if (outer == root && !keepRoot) || !holdsEnough(stats[core], total) {
 		return nil, 0
 	}
 	if stats[outer].prose-stats[core].prose >= minBesideProse {
@@ -78,6 +78,23 @@ func contentContainer(root *html.Node, keepRoot bool) (container *html.Node, nee
 		return outer, max(stats[core].all+beside/2, int(containerRatio*float64(stats[outer].all)))
 	}
 	return outer, int(containerRatio * float64(stats[core].all))
+}
+
+// minShortCoreProse is the least prose (non-space bytes outside links) of
+// a content core. A core under minMainText is a short page's text (a
+// gi-docgen property page: a declaration, a sentence and two small tables
+// of links, which readability drops); it must then also hold
+// containerShare of all the text, links included: on a book's title page
+// the prose is a legal notice beside a long table of contents.
+const minShortCoreProse = 120
+
+// holdsEnough reports whether core, with measures c, holds enough of the
+// text of its root, with measures total, to be the page's content.
+func holdsEnough(c, total textStats) bool {
+	if c.prose >= minMainText {
+		return true
+	}
+	return c.prose >= minShortCoreProse && float64(c.all) >= containerShare*float64(total.all)
 }
 
 // minBesideProse is the least prose (non-space bytes outside links) beside

@@ -12,8 +12,10 @@
 // section after its heading are hidden from readability, which reads words
 // such as "comments" or "header" in ids as layout, and so are the classes
 // of spans named comments (the comments of Doxygen's code listings, which
-// are not in pre or code). Navigation is a nav, header, footer or aside
-// element, a navigation, banner or similar role, an element with id or a
+// are not in pre or code). Navigation is a nav, footer or aside element, a
+// header outside article, aside, main, nav and section (inside them it is
+// that part's title block: gi-docgen and Docusaurus put the page's h1
+// there), a navigation, banner or similar role, an element with id or a
 // class "footer", one named sidebar, breadcrumb or navbar, and, when mostly
 // links, one whose id or a class starts with "nav" (also when short and
 // without prose: DocBook's navheader) or names a menu, and a short bar of
@@ -24,7 +26,9 @@
 // its text is under 90% of the page's content core (the deepest element
 // holding at least 85% of the prose, that is text outside links, of the body
 // or of the main landmark, boilerplate and class-named comment threads not
-// counted) and lies inside it, the core is used instead, widened to the
+// counted; a core with under 400 bytes of prose must hold 120 bytes of it
+// and 85% of all the text, links included, as on a gi-docgen property page
+// whose small tables of links readability drops) and lies inside it, the core is used instead, widened to the
 // element that also holds a title and introduction beside it unless that is
 // the body ("container"); when the sections beside the core hold 1,000 bytes
 // of prose or more, readability must also keep half of them. The container

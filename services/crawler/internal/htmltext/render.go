@@ -493,8 +493,15 @@ func passedOver(n *html.Node) bool {
 
 func isBoilerplate(n *html.Node) bool {
 	switch tagOf(n) {
-	case atom.Nav, atom.Header, atom.Footer, atom.Aside:
+	case atom.Nav, atom.Footer, atom.Aside:
 		return true
+	case atom.Header:
+		if !inSectioningContent(n) {
+			// The page's banner; a header inside an article or section
+			// is that part's own title block (gi-docgen and Docusaurus
+			// put the page's h1 there).
+			return true
+		}
 	}
 	switch attr(n, "role") {
 	case "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog":
@@ -529,6 +536,27 @@ func isBoilerplate(n *html.Node) bool {
 		// DocBook's navheader is a table of the chapter's and part's
 		// titles around four short links: short, and without prose.
 		return linkShare(n) >= minNavLinkShare || textLen(n) <= maxNavBarText && !hasProseBlock(n)
+	}
+	return false
+}
+
+// inSectioningContent reports whether n lies inside an article, aside,
+// main, nav or section element or an element whose role is one of theirs:
+// a header there is not the page's banner (HTML-AAM maps header to the
+// banner role only outside them). Ancestors cut off by cloning do not count.
+func inSectioningContent(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type != html.ElementNode {
+			continue
+		}
+		switch tagOf(p) {
+		case atom.Article, atom.Aside, atom.Main, atom.Nav, atom.Section:
+			return true
+		}
+		switch attr(p, "role") {
+		case "article", "complementary", "main", "navigation", "region":
+			return true
+		}
 	}
 	return false
 }
