@@ -45,7 +45,9 @@
 // holds, else an h3–h6 it holds; section numbers aside, or three quarters of
 // the heading's words) is put back in front unless the text opens with it.
 // The content node is then rendered to plain text by this package: one block
-// per paragraph, list item, table row, definition term or code block; blocks
+// per paragraph, list item, table row, definition term or code block (a
+// table row holding a heading lays out a title block, GTK-Doc's and
+// Doxygen's: its cells are blocks and the heading a heading); blocks
 // separated by a blank line (list items, table rows and term/definition
 // pairs by a single newline);
 // preformatted text kept verbatim; heading text on a line of its own;

@@ -130,6 +130,15 @@ func (r *renderer) render(n *html.Node) {
 		r.flush()
 		return
 	case atom.Tr:
+		if r.inCell == 0 && rowHoldsHeading(n) {
+			// A row holding a heading lays out a title block (GTK-Doc's
+			// refnamediv, Doxygen's group header rows), not data: its
+			// cells are blocks, so that the heading stays a heading.
+			r.flush()
+			r.children(n)
+			r.flush()
+			return
+		}
 		r.flush()
 		r.kind = kindItem
 		r.inCell++
@@ -179,6 +188,14 @@ func (r *renderer) render(n *html.Node) {
 		return
 	}
 	r.children(n)
+}
+
+// rowHoldsHeading reports whether table row n has a heading in one of its
+// cells.
+func rowHoldsHeading(n *html.Node) bool {
+	return findNode(n, func(x *html.Node) bool {
+		return x.Type == html.ElementNode && headingLevel(tagOf(x)) > 0
+	}) != nil
 }
 
 func (r *renderer) children(n *html.Node) {
