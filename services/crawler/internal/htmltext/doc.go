@@ -19,7 +19,11 @@
 // class "footer", one named sidebar, breadcrumb or navbar, and, when mostly
 // links, one whose id or a class starts with "nav" (also when short and
 // without prose: DocBook's navheader) or names a menu, and a short bar of
-// rel="next"/"prev"/"up" links (texinfo). Readability's result
+// rel="next"/"prev"/"up" links (texinfo) or of links whose class or id
+// holds the word prev, previous or next (pydata-sphinx-theme's
+// a.left-prev). Elements hidden by an attribute or inline style, and those
+// shown only in print (class onlyprint, print-only, Bootstrap's d-none
+// with d-print-*), hold no text. Readability's result
 // keeps its classes so that these rules apply to it. Readability credits a
 // paragraph's score only to its nearest ancestors, so on pages whose
 // sections nest deeply it can keep one subsection and drop the rest; when

@@ -3,6 +3,9 @@ package htmltext
 import (
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // headingTexts returns the texts of p's headings in order.
@@ -352,4 +355,78 @@ func TestExtractTableHeadingRow(t *testing.T) {
 		t.Errorf("headings = %q, want Functions last (extractor %s)\n%s", got, p.Extractor, p.Text)
 	}
 	textHas(t, p, "Functions\n\ngear_train * | gearbox_train_new (void)", "double | gearbox_ratio (const gear_train *train)")
+}
+
+// TestExtractDropsNamedPagerLinks covers a short page of a pydata-sphinx-
+// theme site: below the text sits a bar of links to the previous and next
+// pages, named by class and id (a.left-prev#prev-link, a.right-next)
+// instead of rel; on a short page it was kept as text.
+func TestExtractDropsNamedPagerLinks(t *testing.T) {
+	page := `<html><head><title>2.4. Spare gears — Gadget 3.1 documentation</title></head><body>` +
+		`<nav class="navbar bd-navbar" id="navbar-main"><a class="navbar-brand" href="../index.html">Gadget</a></nav>` +
+		`<div class="container-xl"><div class="row"><div class="col-12 col-md-3 bd-sidebar"><nav class="bd-links"><ul><li><a href="gears.html">2.3. Gears</a></li><li><a href="spare.html">2.4. Spare gears</a></li></ul></nav></div>` +
+		`<div class="d-none d-xl-block col-xl-2 bd-toc"><div class="toc-item"><div class="tocsection onthispage"><i class="fas fa-list"></i> On this page</div><nav id="bd-toc-nav"><ul><li><a href="#sizes">Sizes</a></li></ul></nav></div>` +
+		`<div class="toc-item"><div class="tocsection editthispage"><a href="https://example.org/gadget/edit/main/docs/spare.rst"><i class="fas fa-pencil-alt"></i> Edit this page</a></div></div></div>` +
+		`<main class="col-12 col-md-9 bd-content" role="main"><div><section id="spare-gears"><h1><span class="section-number">2.4. </span>Spare gears<a class="headerlink" href="#spare-gears">¶</a></h1>` +
+		`<p>Every kit holds two spare gears of each size; order more from the dealer.</p></section></div>` +
+		`<div class='prev-next-area'><a class='left-prev' id="prev-link" href="gears.html" title="previous page"><div class="prev-next-info"><p class="prev-next-subtitle">previous</p><p class="prev-next-title"><span class="section-number">2.3. </span>Gears</p></div></a>` +
+		`<a class='right-next' id="next-link" href="../bolts.html" title="next page"><div class="prev-next-info"><p class="prev-next-subtitle">next</p><p class="prev-next-title"><span class="section-number">3. </span>Bolts</p></div></a></div>` +
+		`</main></div></div></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/gadget/spare.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	if want := "2.4. Spare gears\n\nEvery kit holds two spare gears of each size; order more from the dealer."; p.Text != want {
+		t.Errorf("text = %q, want %q (extractor %s)", p.Text, want, p.Extractor)
+	}
+}
+
+// TestExtractDropsPrintOnlyBlock covers a sphinx-book-theme page: a block
+// shown only in print (div.onlyprint) repeats the title and holds the
+// page's table of contents under an h2 "Contents"; it is hidden on screen
+// and must not give the page a "Contents" heading.
+func TestExtractDropsPrintOnlyBlock(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Lubrication — Gadget documentation</title></head><body><div class="bd-container">` +
+		`<div id="pst-primary-sidebar" class="bd-sidebar-primary bd-sidebar"><nav class="bd-links" aria-label="Main"><ul><li><a href="gears.html">Gears</a></li><li><a href="lubrication.html">Lubrication</a></li></ul></nav></div>` +
+		`<main id="main-content" class="bd-main" role="main"><div class="bd-content"><div class="bd-article-container">` +
+		`<div class="bd-header-article d-print-none"><div class="article-header-buttons"><a href="_sources/lubrication.rst" class="btn" title="Download source file"><span class="btn__text-container">.rst</span></a></div></div>` +
+		`<div id="jb-print-docs-body" class="onlyprint"><h1>Lubrication</h1><div id="print-main-content"><div id="jb-print-toc"><div><h2> Contents </h2></div>` +
+		`<nav aria-label="Page"><ul class="nav section-nav"><li class="toc-h2"><a class="nav-link" href="#oils">Oils</a></li><li class="toc-h2"><a class="nav-link" href="#intervals">Intervals</a></li></ul></nav></div></div></div>` +
+		`<article class="bd-article"><section id="lubrication"><h1>Lubrication<a class="headerlink" href="#lubrication">#</a></h1>`)
+	for _, sec := range []string{"Oils", "Intervals"} {
+		b.WriteString(`<section id="` + strings.ToLower(sec) + `"><h2>` + sec + `</h2>`)
+		for i := 0; i < 3; i++ {
+			b.WriteString(`<p>The part on ` + strings.ToLower(sec) + ` says which oil keeps the gears of the gadget turning freely, and how often the gadget needs a drop of it.</p>`)
+		}
+		b.WriteString(`</section>`)
+	}
+	b.WriteString(`</section></article></div></div></main></div></body></html>`)
+	p, err := Extract([]byte(b.String()), mustURL(t, "http://example.com/gadget/lubrication.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	want := []string{"Lubrication", "Oils", "Intervals"}
+	if got := headingTexts(p); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q (extractor %s)\n%s", got, want, p.Extractor, p.Text)
+	}
+}
+
+// TestPrintOnly covers the class names of print-only blocks.
+func TestPrintOnly(t *testing.T) {
+	for class, want := range map[string]bool{
+		"onlyprint":                       true,
+		"note print-only":                 true,
+		"d-none d-print-block":            true,
+		"d-none d-md-block d-print-block": false,
+		"d-none":                          false,
+		"printing-guide":                  false,
+	} {
+		n := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div, Attr: []html.Attribute{{Key: "class", Val: class}}}
+		if got := printOnly(n); got != want {
+			t.Errorf("printOnly(class=%q) = %v, want %v", class, got, want)
+		}
+	}
 }

@@ -399,7 +399,35 @@ func isHidden(n *html.Node) bool {
 		return true
 	}
 	style := strings.ReplaceAll(strings.ToLower(attr(n, "style")), " ", "")
-	return strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden")
+	return strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden") || printOnly(n)
+}
+
+// printOnlyClasses name blocks shown only when the page is printed.
+var printOnlyClasses = map[string]bool{
+	"onlyprint": true, "only-print": true, "print-only": true, "printonly": true,
+	"visible-print-block": true, "visible-print-inline": true, "visible-print-inline-block": true,
+}
+
+// printOnly reports whether n's classes show it only in print: a
+// print-only class (sphinx-book-theme repeats the title and the page's
+// table of contents in div.onlyprint), or Bootstrap's d-none with a
+// d-print-* display and no display for a screen size.
+func printOnly(n *html.Node) bool {
+	none, shown := false, false
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		switch {
+		case printOnlyClasses[c]:
+			return true
+		case c == "d-none":
+			none = true
+		case strings.HasPrefix(c, "d-print-"):
+			shown = true
+		case strings.HasPrefix(c, "d-sm-"), strings.HasPrefix(c, "d-md-"), strings.HasPrefix(c, "d-lg-"),
+			strings.HasPrefix(c, "d-xl-"), strings.HasPrefix(c, "d-xxl-"):
+			return false
+		}
+	}
+	return none && shown
 }
 
 // textLen counts the non-space bytes of visible text under n.
@@ -649,7 +677,19 @@ func pagerLink(n *html.Node) bool {
 		return false
 	}
 	rel := attr(n, "rel")
-	return hasToken(rel, "next") || hasToken(rel, "prev") || hasToken(rel, "previous") || hasToken(rel, "up")
+	if hasToken(rel, "next") || hasToken(rel, "prev") || hasToken(rel, "previous") || hasToken(rel, "up") {
+		return true
+	}
+	// Themes without rel name the links instead (pydata-sphinx-theme's
+	// and sphinx-book-theme's a.left-prev#prev-link, a.right-next).
+	for _, w := range strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
+		return r == ' ' || r == '-' || r == '_' || r == '\t'
+	}) {
+		if w == "prev" || w == "previous" || w == "next" {
+			return true
+		}
+	}
+	return false
 }
 
 // maxBannerText is the most text (non-space bytes) a cookie or consent
