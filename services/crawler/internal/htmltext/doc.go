@@ -32,10 +32,15 @@
 // or of the main landmark, boilerplate and class-named comment threads not
 // counted; a core with under 400 bytes of prose must hold 120 bytes of it
 // and 85% of all the text, links included, as on a gi-docgen property page
-// whose small tables of links readability drops) and lies inside it, the core is used instead, widened to the
-// element that also holds a title and introduction beside it unless that is
-// the body ("container"); when the sections beside the core hold 1,000 bytes
-// of prose or more, readability must also keep half of them. The container
+// whose small tables of links readability drops) and lies inside it, the
+// core is used instead, widened to the element that also holds a title and
+// introduction beside it unless that is the body ("container"); when the
+// sections beside the core hold 1,000 bytes of prose or more, readability
+// must also keep half of them. When readability's text lies beside the core
+// instead (a Haddock module page: it keeps the synopsis, which sits next to
+// the documentation under styled paragraphs rather than headings), the
+// nearest ancestor of the core that holds it is used, never the body (the
+// landmark may be). The container
 // wins too when readability lacks its first paragraph (rustdoc trait pages:
 // the list of implementors outweighs the description in bytes). When
 // readability returns suspiciously little (under 400 bytes on a page with

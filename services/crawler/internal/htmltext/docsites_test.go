@@ -1,6 +1,7 @@
 package htmltext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -428,5 +429,113 @@ func TestPrintOnly(t *testing.T) {
 		if got := printOnly(n); got != want {
 			t.Errorf("printOnly(class=%q) = %v, want %v", class, got, want)
 		}
+	}
+}
+
+// haddockModulePage builds a Haddock module page: a package header, then
+// div#content holding the module's info table, its description, a long
+// synopsis (all links but the keywords) and the documentation
+// (div#interface): two documented types and ten undocumented ones whose
+// instance tables list method signatures.
+func haddockModulePage() string {
+	var b strings.Builder
+	w := func(s ...string) {
+		for _, x := range s {
+			b.WriteString(x)
+		}
+		b.WriteByte('\n')
+	}
+	documented := []struct{ name, doc, field, typ string }{
+		{"Gear", "A toothed wheel: its count of teeth and the module of its teeth.", "teeth", "Int"},
+		{"Train", "Gears in mesh, from the driving gear to the driven one.", "gears", "[Gear]"},
+	}
+	others := []string{"Mesh", "Axle", "Spring", "Lever", "Cam", "Pulley", "Belt", "Clutch", "Brake", "Crank"}
+	fields := func(name string, def bool) string {
+		var f strings.Builder
+		for i := 0; i < 8; i++ {
+			id := fmt.Sprintf("%s%d", strings.ToLower(name), i)
+			label := fmt.Sprintf("%sField%d", strings.ToLower(name), i)
+			if def {
+				f.WriteString(`<li><dfn class="src"><a id="v:` + id + `" class="def">` + label + `</a>`)
+			} else {
+				f.WriteString(`<li><a href="#v:` + id + `">` + label + `</a>`)
+			}
+			f.WriteString(` :: <a href="P.html#t:Maybe">Maybe</a> <a href="#t:Gear">Gear</a> -&gt; <a href="#t:Train">Train</a>`)
+			if def {
+				f.WriteString(`</dfn><div class="doc empty">&nbsp;</div>`)
+			}
+			f.WriteString(`</li>`)
+		}
+		return f.String()
+	}
+	constructors := func(name, list string) string {
+		return `<div class="subs constructors"><p class="caption">Constructors</p><table><tr><td class="src"><a id="v:` + name + `" class="def">` + name +
+			`</a></td><td class="doc empty">&nbsp;</td></tr><tr><td colspan="2"><div class="subs fields"><p class="caption">Fields</p><ul>` + list + `</ul></div></td></tr></table></div>`
+	}
+	instance := func(name, head, methods string) string {
+		return `<tr><td class="src clearfix"><span class="inst-left">` + head + `</span> <a href="src/T.html#l40" class="link">Source</a> <a href="#t:` + name + `" class="selflink">#</a></td><td class="doc empty">&nbsp;</td></tr>` +
+			`<tr><td colspan="2"><details><summary class="hide-when-js-enabled">Instance details</summary><p>Defined in <a href="T.html">Gadget.Gears.Types</a></p> <div class="subs methods"><p class="caption">Methods</p>` + methods + `</div></details></td></tr>`
+	}
+	w(`<!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><head><meta http-equiv="Content-Type" content="text/html; charset=UTF-8" /><title>Gadget.Gears.Types</title><script src="haddock-bundle.min.js" async="async"></script></head><body>`)
+	w(`<div id="package-header"><span class="caption">gadget-gears-0.3.1: Gears, trains and ratios for the gadget.</span><ul class="links" id="page-menu"><li><a href="src/T.html">Source</a></li><li><a href="index.html">Contents</a></li><li><a href="doc-index.html">Index</a></li></ul></div>`)
+	w(`<div id="content"><div id="module-header"><table class="info"><tr><th valign="top">Copyright</th><td>(c) The gadget makers 2019-2024</td></tr><tr><th>License</th><td>BSD-3-Clause</td></tr>`,
+		`<tr><th>Maintainer</th><td>gears@gadget.example</td></tr><tr><th>Stability</th><td>experimental</td></tr></table><p class="caption">Gadget.Gears.Types</p></div>`)
+	w(`<div id="description"><p class="caption">Description</p><div class="doc"><p>The types the gear modules share.</p></div></div>`)
+	w(`<div id="synopsis"><details id="syn"><summary>Synopsis</summary><ul class="details-toggle">`)
+	for _, d := range documented {
+		w(`<li class="src short"><span class="keyword">data</span> <a href="#t:`, d.name, `">`, d.name, `</a> = <a href="#v:`, d.name, `">`, d.name, `</a> {<ul class="subs"><li><a href="#v:`, d.field, `">`, d.field, `</a> :: <a href="P.html#t:`, d.typ, `">`, d.typ, `</a></li></ul>}</li>`)
+	}
+	for _, name := range others {
+		w(`<li class="src short"><span class="keyword">data</span> <a href="#t:`, name, `">`, name, `</a> m t = <a href="#v:`, name, `">`, name, `</a> {<ul class="subs">`, fields(name, false), `</ul>}</li>`)
+	}
+	w(`</ul></details></div>`)
+	w(`<div id="interface"><h1>Documentation</h1>`)
+	for _, d := range documented {
+		w(`<div class="top"><p class="src"><span class="keyword">data</span> <a id="t:`, d.name, `" class="def">`, d.name, `</a> <a href="src/T.html#`, d.name, `" class="link">Source</a> <a href="#t:`, d.name, `" class="selflink">#</a></p>`)
+		w(`<div class="doc"><p>`, d.doc, ` Values of this type are plain data: they compare, order and print as their fields do, and a new one is made with the record syntax or with the smart constructor of the module that owns it.</p>`,
+			`<p>Most functions of the gear modules take a `, d.name, ` by value and give back a new one; none of them changes a `, d.name, ` in place.</p></div>`)
+		w(constructors(d.name, `<li><dfn class="src"><a id="v:`+d.field+`" class="def">`+d.field+`</a> :: <a href="P.html#t:`+d.typ+`">`+d.typ+`</a></dfn><div class="doc empty">&nbsp;</div></li>`))
+		w(`<div class="subs instances"><h4 class="instances details-toggle-control details-toggle">Instances</h4><details open="open"><summary class="hide-when-js-enabled">Instances details</summary><table>`,
+			instance(d.name, `<a href="P.html#t:Eq">Eq</a> <a href="T.html#t:`+d.name+`">`+d.name+`</a>`,
+				`<p class="src"><a href="#v:op">(==)</a> :: <a href="T.html#t:`+d.name+`">`+d.name+`</a> -&gt; <a href="T.html#t:`+d.name+`">`+d.name+`</a> -&gt; <a href="P.html#t:Bool">Bool</a> <a href="#v:op" class="selflink">#</a></p>`),
+			`</table></details></div></div>`)
+	}
+	signatures := [][2]string{{"foldr", "(a -&gt; b -&gt; b) -&gt; b -&gt; %s a -&gt; b"}, {"foldl", "(b -&gt; a -&gt; b) -&gt; b -&gt; %s a -&gt; b"}, {"foldMap", "m =&gt; (a -&gt; m) -&gt; %s a -&gt; m"}}
+	for _, name := range others {
+		w(`<div class="top"><p class="src"><span class="keyword">data</span> <a id="t:`, name, `" class="def">`, name, `</a> m t <a href="src/T.html#`, name, `" class="link">Source</a> <a href="#t:`, name, `" class="selflink">#</a></p>`)
+		w(constructors(name, fields(name, true)))
+		w(`<div class="subs instances"><h4 class="instances details-toggle-control details-toggle">Instances</h4><details open="open"><summary class="hide-when-js-enabled">Instances details</summary><table>`)
+		for _, class := range []string{"Foldable", "Traversable", "Functor"} {
+			var m strings.Builder
+			for _, s := range signatures {
+				m.WriteString(`<p class="src"><a href="#v:` + s[0] + `">` + s[0] + `</a> :: ` + fmt.Sprintf(s[1], `<a href="#t:`+name+`">`+name+`</a>`) + ` <a href="#v:` + s[0] + `" class="selflink">#</a></p>`)
+			}
+			w(instance(name, `<a href="P.html#t:`+class+`">`+class+`</a> (<a href="#t:`+name+`">`+name+`</a> m)`, m.String()))
+		}
+		w(`</table></details></div></div>`)
+	}
+	w(`</div></div><div id="footer"><p>Produced by <a href="https://www.haskell.org/haddock/">Haddock</a> version 2.26.0</p></div></body></html>`)
+	return b.String()
+}
+
+// TestExtractHaddockModuleKeepsInterface covers a Haddock module page:
+// readability keeps the description and the synopsis, which sit beside the
+// documentation (the content core) in div#content under styled paragraphs
+// rather than headings, and drops the documentation itself. The element
+// holding both, div#content, is the page's content.
+func TestExtractHaddockModuleKeepsInterface(t *testing.T) {
+	p, err := Extract([]byte(haddockModulePage()), mustURL(t, "http://example.com/gadget-gears/Gadget-Gears-Types.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	if p.Extractor != ExtractorContainer {
+		t.Errorf("Extractor = %q, want %q", p.Extractor, ExtractorContainer)
+	}
+	textHas(t, p, "The types the gear modules share.", "Values of this type are plain data", "none of them changes a Train in place.",
+		"foldMap :: m => (a -> m) -> Crank a -> m", "License | BSD-3-Clause")
+	textLacks(t, p, "Produced by", "gadget-gears-0.3.1")
+	if got := headingTexts(p); len(got) == 0 || got[0] != "Documentation" {
+		t.Errorf("headings = %q, want Documentation first", got)
 	}
 }

@@ -238,7 +238,7 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 			root, keepRoot = declared, true
 		}
 		if c, need := contentContainer(root, keepRoot); c != nil && (bestLen < need || missesLead(best, c)) {
-			if c = pruneContainer(dom.Clone(c, true)); sharesText(collapse(textOf(best)), collapse(textOf(c))) {
+			if c = holdingContainer(c, root, keepRoot, collapse(textOf(best))); c != nil {
 				return c, ExtractorContainer
 			}
 		}
@@ -269,6 +269,30 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		return strippedBody(doc), ExtractorBody
 	}
 	return best, bestName
+}
+
+// holdingContainer returns a pruned clone of the content container c, or of
+// its nearest ancestor below root (root too when keepRoot), that holds
+// bestText, readability's fragment; nil when none does. Readability may
+// keep a part of the content beside the core rather than inside it: on a
+// Haddock module page it keeps the synopsis, which sits next to the
+// documentation (the core) in div#content under headings that are styled
+// paragraphs, not h1–h6.
+func holdingContainer(c, root *html.Node, keepRoot bool, bestText string) *html.Node {
+	for n := c; n != nil && (n != root || keepRoot); n = n.Parent {
+		if n != c && !sharesText(bestText, collapse(textOf(n))) {
+			// Pruning only removes text: a clone is worth making only
+			// when the whole element holds the fragment.
+			continue
+		}
+		if pc := pruneContainer(dom.Clone(n, true)); sharesText(bestText, collapse(textOf(pc))) {
+			return pc
+		}
+		if n == root {
+			break
+		}
+	}
+	return nil
 }
 
 // landmarkDocument returns a document with doc's head and a body holding
