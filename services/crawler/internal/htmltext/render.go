@@ -413,8 +413,12 @@ var printOnlyClasses = map[string]bool{
 // table of contents in div.onlyprint), or Bootstrap's d-none with a
 // d-print-* display and no display for a screen size.
 func printOnly(n *html.Node) bool {
+	class := strings.ToLower(attr(n, "class"))
+	if !strings.Contains(class, "print") {
+		return false
+	}
 	none, shown := false, false
-	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+	for _, c := range strings.Fields(class) {
 		switch {
 		case printOnlyClasses[c]:
 			return true
@@ -682,7 +686,17 @@ func pagerLink(n *html.Node) bool {
 	}
 	// Themes without rel name the links instead (pydata-sphinx-theme's
 	// and sphinx-book-theme's a.left-prev#prev-link, a.right-next).
-	for _, w := range strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
+	return namedPager(attr(n, "class")) || namedPager(attr(n, "id"))
+}
+
+// namedPager reports whether names, a class or id attribute, holds the word
+// prev, previous or next (words split at spaces, hyphens and underscores).
+func namedPager(names string) bool {
+	names = strings.ToLower(names)
+	if !strings.Contains(names, "prev") && !strings.Contains(names, "next") {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(names, func(r rune) bool {
 		return r == ' ' || r == '-' || r == '_' || r == '\t'
 	}) {
 		if w == "prev" || w == "previous" || w == "next" {
