@@ -58,7 +58,8 @@
 // table row holding a heading lays out a title block, GTK-Doc's and
 // Doxygen's: its cells are blocks and the heading a heading); blocks
 // separated by a blank line (list items, table rows and term/definition
-// pairs by a single newline);
+// pairs by a single newline); a row's cells joined by " | ", empty cells
+// left out;
 // preformatted text kept verbatim; heading text on a line of its own;
 // permalink markers (¶) dropped.
 //

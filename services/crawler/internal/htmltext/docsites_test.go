@@ -539,3 +539,22 @@ func TestExtractHaddockModuleKeepsInterface(t *testing.T) {
 		t.Errorf("headings = %q, want Documentation first", got)
 	}
 }
+
+// TestExtractTableEmptyCells covers tables with empty cells (an enum's
+// members whose description column holds only a picture, a blank first
+// column under a row's name): a row must neither start nor end with a
+// separator, and an empty cell adds none.
+func TestExtractTableEmptyCells(t *testing.T) {
+	page := `<html><head><title>Gadget.Layout</title></head><body><main><h1>Layout</h1>` +
+		`<p>The ways the gadget lays out its gears on the frame, as shown by the pictures of the manual.</p>` +
+		`<table><tr><th>Name</th><th>Description</th><th>Since</th></tr>` +
+		`<tr><td><code>GADGET_LAYOUT_ROW</code></td><td><img src="row.png" alt=""></td><td></td></tr>` +
+		`<tr><td></td><td><a href="https://example.com/columns">Browse the column layouts</a></td><td>2.4</td></tr>` +
+		`<tr><td><code>GADGET_LAYOUT_GRID</code></td><td>&nbsp;</td><td>2.6</td></tr></table></main></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/gadget/enum.Layout.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	textHas(t, p, "Name | Description | Since\nGADGET_LAYOUT_ROW\nBrowse the column layouts | 2.4\nGADGET_LAYOUT_GRID | 2.6")
+}

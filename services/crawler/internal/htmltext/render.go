@@ -142,14 +142,10 @@ func (r *renderer) render(n *html.Node) {
 		r.flush()
 		r.kind = kindItem
 		r.inCell++
-		first := true
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.ElementNode && (tagOf(c) == atom.Td || tagOf(c) == atom.Th) {
-				if !first {
-					r.trimSpace()
-					r.cur.WriteString(" | ")
-				}
-				first = false
+				r.cell(c)
+				continue
 			}
 			r.render(c)
 		}
@@ -188,6 +184,23 @@ func (r *renderer) render(n *html.Node) {
 		return
 	}
 	r.children(n)
+}
+
+// cell renders table cell c of the current row, after a " | " when the row
+// already holds text. An empty cell (a spacer, an image, a blank
+// description column) adds nothing, so rows never start or end with a
+// separator.
+func (r *renderer) cell(c *html.Node) {
+	r.trimSpace()
+	mark := r.cur.Len()
+	if mark > 0 {
+		r.cur.WriteString(" | ")
+	}
+	r.render(c)
+	if s := r.cur.String(); r.cur.Len() >= mark && strings.TrimSpace(strings.TrimPrefix(s[mark:], " | ")) == "" {
+		r.cur.Reset()
+		r.cur.WriteString(s[:mark])
+	}
 }
 
 // rowHoldsHeading reports whether table row n has a heading in one of its
