@@ -46,7 +46,9 @@
 // readability returns suspiciously little (under 400 bytes on a page with
 // more than twice as much text outside navigation; on link-list pages it
 // tends to pick the footer), the main landmark is used, else go-trafilatura
-// with FavorRecall on the page without its navigation, and only when all
+// with FavorRecall on the page without its navigation, title, scripts and
+// styles (on a page without text blocks it falls back to all the text,
+// title first), and only when all
 // fail the body without its navigation. Page.Extractor says which one was
 // used. Readability drops the heading that repeats the page title, and
 // trafilatura often drops it too; the page's own top heading (the first h1

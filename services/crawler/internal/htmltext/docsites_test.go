@@ -558,3 +558,21 @@ func TestExtractTableEmptyCells(t *testing.T) {
 	checkInvariants(t, p)
 	textHas(t, p, "Name | Description | Since\nGADGET_LAYOUT_ROW\nBrowse the column layouts | 2.4\nGADGET_LAYOUT_GRID | 2.6")
 }
+
+// TestExtractStubPageLeavesTitleOut covers a stub page of an API reference
+// (a module without a docstring under pdoc; a "TODO" page): the only text
+// outside navigation is the heading. Trafilatura, the last resort, falls
+// back to the whole document's text when it finds no block, and took the
+// <title> and a style sheet kept in noscript along.
+func TestExtractStubPageLeavesTitleOut(t *testing.T) {
+	page := `<html><head><title>gadget.tools API documentation</title><noscript><style>.js-only { display: none !important; }</style></noscript></head><body>` +
+		`<nav class="pdoc"><a href="../index.html">Module Index</a><h2>Submodules</h2><ul><li><a href="tools/wrench.html">wrench</a></li><li><a href="tools/gauge.html">gauge</a></li><li><a href="tools/press.html">press</a></li></ul></nav>` +
+		`<main class="pdoc"><section class="module-info"><h1 class="modulename"><a href="./../gadget.html">gadget</a><wbr>.tools</h1></section></main></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/api/gadget/tools.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	textLacks(t, p, "API documentation", "display", "wrench")
+	textHas(t, p, "gadget.tools")
+}

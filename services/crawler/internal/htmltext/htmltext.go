@@ -252,8 +252,19 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 			return landmark, ExtractorLandmark
 		}
 		// Trafilatura reads the page without its navigation, banners and
-		// footers: on a short page it takes them for the text.
-		res, err := trafilatura.ExtractDocument(pruneBoilerplate(dom.Clone(doc, true)), trafilatura.Options{
+		// footers: on a short page it takes them for the text. Nor does it
+		// get the title, scripts and styles: when it finds no text block
+		// it falls back to all of the document's text, title first (a
+		// stub page would read "Name - Site documentation Name"), and
+		// with the style sheets a theme puts in noscript.
+		page := prune(dom.Clone(doc, true), func(n *html.Node) bool {
+			switch tagOf(n) {
+			case atom.Title, atom.Script, atom.Style, atom.Noscript, atom.Template:
+				return true
+			}
+			return isBoilerplate(n)
+		})
+		res, err := trafilatura.ExtractDocument(page, trafilatura.Options{
 			OriginalURL:     pageURL,
 			Focus:           trafilatura.FavorRecall,
 			ExcludeComments: true,
