@@ -63,7 +63,8 @@
 // pairs by a single newline); a row's cells joined by " | ", empty cells
 // left out;
 // preformatted text kept verbatim; heading text on a line of its own;
-// permalink markers (¶) dropped.
+// permalink markers (¶, #, §, or an invisible character: Docusaurus ends
+// each heading with a link holding a zero-width space) dropped.
 //
 // Page.Sections cuts Page.Text at every heading into contiguous ranges that
 // carry their heading path, which is what the chunker splits on, and

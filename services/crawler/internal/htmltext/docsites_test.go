@@ -576,3 +576,36 @@ func TestExtractStubPageLeavesTitleOut(t *testing.T) {
 	textLacks(t, p, "API documentation", "display", "wrench")
 	textHas(t, p, "gadget.tools")
 }
+
+// TestExtractDocusaurusHeadings covers a Docusaurus doc page: the h1 sits
+// in a header inside the article's markdown block, and each h2 ends with a
+// hash link whose text is a zero-width space. The headings must read as
+// written, without the invisible character, and the breadcrumbs, the
+// edit link and the pager stay out.
+func TestExtractDocusaurusHeadings(t *testing.T) {
+	h2 := func(id, text string) string {
+		return `<h2 class="anchor anchorWithStickyNavbar" id="` + id + `">` + text + `<a href="#` + id + `" class="hash-link" aria-label="Direct link to ` + text + `" title="Direct link to ` + text + `">&#8203;</a></h2>`
+	}
+	page := `<html><head><title>Mounting the frame | Gadget Docs</title></head><body><div id="__docusaurus">` +
+		`<nav aria-label="Main" class="navbar"><a class="navbar__brand" href="/">Gadget Docs</a></nav><div class="main-wrapper"><div class="docRoot">` +
+		`<aside class="theme-doc-sidebar-container"><nav aria-label="Docs sidebar" class="menu"><ul><li><a href="/docs/intro">Intro</a></li><li><a href="/docs/frame">Mounting the frame</a></li></ul></nav></aside>` +
+		`<main class="docMainContainer"><div class="container"><div class="row"><div class="col docItemCol"><div class="docItemContainer"><article>` +
+		`<nav class="theme-doc-breadcrumbs" aria-label="Breadcrumbs"><ul class="breadcrumbs"><li><a href="/">Home</a></li><li>Mounting the frame</li></ul></nav>` +
+		`<div class="theme-doc-markdown markdown"><header><h1>Mounting the frame</h1></header>` +
+		`<p>The frame carries every axle of the gadget; mount it before the gears, on a flat and dry bench.</p>` +
+		h2("tools", "Tools you need") + `<p>A 10 mm wrench, a level and the four frame bolts that came in the small bag.</p>` +
+		h2("steps", "Steps") + `<p>Set the frame on its feet, level it, then tighten the bolts crosswise to the torque the manual gives.</p></div>` +
+		`<footer class="theme-doc-footer"><div class="row"><div class="col"><a href="https://example.com/edit/docs/frame.md" class="theme-edit-this-page">Edit this page</a></div></div></footer></article>` +
+		`<nav class="pagination-nav" aria-label="Docs pages"><a class="pagination-nav__link" href="/docs/intro"><div class="pagination-nav__sublabel">Previous</div><div class="pagination-nav__label">Intro</div></a></nav>` +
+		`</div></div></div></div></main></div></div></div></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/docs/frame"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	want := []string{"Mounting the frame", "Tools you need", "Steps"}
+	if got := headingTexts(p); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q (extractor %s)\n%s", got, want, p.Extractor, p.Text)
+	}
+	textLacks(t, p, "\u200b", "Home", "Edit this page", "Previous", "Intro")
+}

@@ -397,7 +397,9 @@ func isPermalink(a *html.Node) bool {
 	if !strings.HasPrefix(href, "#") {
 		return false
 	}
-	switch strings.TrimSpace(textOf(a)) {
+	// Docusaurus's hash-link holds a zero-width space (a format character,
+	// which TrimSpace keeps).
+	switch strings.TrimFunc(textOf(a), func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }) {
 	case "¶", "#", "§", "🔗", "":
 		return true
 	}
