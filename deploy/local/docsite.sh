@@ -22,7 +22,8 @@
 #                        15.20-0+deb12u1, eval/pgdocs), port 8094
 #   install  download (cached) and unpack the package; idempotent
 #   start    install if needed and start the static server on the address;
-#            a running server is left alone; waits until it answers
+#            a running server, or any server already answering at the URL,
+#            is left alone; waits until it answers
 #   stop     stop the server whose pid is in the pid file
 #   status   print "running (pid N) at URL" or "stopped"; exit 0 / 3
 #   url      print the site's start URL (http://ADDR:PORT/index.html)
@@ -146,11 +147,17 @@ PY
 }
 
 cmd_start() {
-	cmd_install
 	if pid="$(running_pid)"; then
 		log "already running (pid $pid) at $(url)"
 		return 0
 	fi
+	# Another state folder's server on the same address (e.g. a second stack for an
+	# isolated evaluation) serves the same package: leave it alone, install nothing.
+	if answers; then
+		log "$(url) already answers (a server this state folder did not start); left alone"
+		return 0
+	fi
+	cmd_install
 	mkdir -p "$BASE"
 	log "starting static server on $ADDR:$PORT for $HTML"
 	nohup python3 -m http.server --bind "$ADDR" --directory "$HTML" "$PORT" >"$LOGFILE" 2>&1 </dev/null &
