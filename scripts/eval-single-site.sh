@@ -16,12 +16,12 @@
 #   scripts/eval-single-site.sh eval/pydocs/queries.json eval/pydocs-holdout/queries.json
 # Several datasets are crawled into the same store: give only datasets of one site.
 #
-# Environment (defaults in brackets): KGS_SINGLE_STATE [<repo>/.state-single] the
-# private state folder (created with a marker file; a folder without it is never
+# Environment (defaults in brackets): KGS_SINGLE_STATE [<repo>/.state/single-site]
+# the private state folder (created with a marker file; a folder without it is never
 # wiped); KGS_SINGLE_REPORTS [$KGS_SINGLE_STATE/reports] where reports are kept, one
-# folder per dataset; KGS_SINGLE_REUSE (a state folder, e.g. <repo>/.state: symlink
-# its model, MariaDB packages and Neo4j jars instead of downloading them again;
-# only read); KGS_SINGLE_KEEP [0] (1: leave the private stack running).
+# folder per dataset; KGS_SINGLE_REUSE [<repo>/.state] a state folder whose model,
+# MariaDB packages and Neo4j jars are symlinked instead of downloaded again (only
+# read; empty: install anew); KGS_SINGLE_KEEP [0] (1: leave the private stack running).
 # Ports: KGS_MARIADB_PORT [23306], KGS_NEO4J_BOLT_PORT [27687], KGS_NEO4J_HTTP_PORT
 # [27474], KG_PORT [18088], CRAWLER_PORT [18081], SEARCH_PORT [18080],
 # KGS_EVAL_SEARCH_PORT [18090]. Every other variable of scripts/eval.sh applies.
@@ -32,7 +32,7 @@ die() { echo "eval-single-site.sh: $*" >&2; exit 1; }
 (($# > 0)) || die "usage: $0 eval/<set>/queries.json [another dataset of the same site...]"
 for d in "$@"; do [[ -f $d ]] || die "no dataset at $d"; done
 
-export KGS_STATE=${KGS_SINGLE_STATE:-$PWD/.state-single}
+export KGS_STATE=${KGS_SINGLE_STATE:-$PWD/.state/single-site}
 export KGS_MARIADB_PORT=${KGS_MARIADB_PORT:-23306} KGS_NEO4J_BOLT_PORT=${KGS_NEO4J_BOLT_PORT:-27687}
 export KGS_NEO4J_HTTP_PORT=${KGS_NEO4J_HTTP_PORT:-27474} KG_PORT=${KG_PORT:-18088}
 export CRAWLER_PORT=${CRAWLER_PORT:-18081} SEARCH_PORT=${SEARCH_PORT:-18080}
@@ -59,11 +59,14 @@ mkdir -p "$KGS_STATE"
 touch "$marker"
 rm -rf "$KGS_STATE"/mariadb/{data,run} "$KGS_STATE"/neo4j/{data,run,logs,initial-password} \
 	"$KGS_STATE"/{kg,search,eval,run,logs}
-if [[ -n ${KGS_SINGLE_REUSE:-} ]]; then
-	link() { [[ -e $KGS_STATE/$2 || ! -e $KGS_SINGLE_REUSE/$1 ]] || { mkdir -p "$(dirname "$KGS_STATE/$2")" && ln -s "$(realpath "$KGS_SINGLE_REUSE/$1")" "$KGS_STATE/$2"; }; }
-	link model model
-	link mariadb/debs mariadb/debs
-	link neo4j/lib neo4j/lib
+reuse=${KGS_SINGLE_REUSE-$PWD/.state}
+if [[ -n $reuse ]]; then
+	for d in model mariadb/debs neo4j/lib; do
+		if [[ ! -e $KGS_STATE/$d && -e $reuse/$d ]]; then
+			mkdir -p "$(dirname "$KGS_STATE/$d")"
+			ln -s "$(realpath "$reuse/$d")" "$KGS_STATE/$d"
+		fi
+	done
 fi
 
 stop_all() {
@@ -92,8 +95,9 @@ mkdir -p "$reports"
 import json, sys
 for j in json.load(sys.stdin).get("crawls", []):
     c = j.get("counters", {})
-    print("crawl %s %s: %s, %.0f s, stored %s pages, %s chunks, failed %s" % (j["id"][:8], j["url"], j["status"],
-          j.get("running_ms", 0) / 1000, c.get("stored", 0), c.get("chunks", 0), c.get("failed", 0)))'
+    print("crawl %s %s: %s, %.0f s, stored %s pages, %s chunks, failed %s %s" % (j["id"][:8], j["url"], j["status"],
+          j.get("running_ms", 0) / 1000, c.get("stored", 0), c.get("chunks", 0), c.get("failed", 0),
+          json.dumps(c.get("failed_by_reason") or {})))'
 	curl -fsS "http://127.0.0.1:$KG_PORT/api/v1/stats" | python3 -c '
 import json, sys
 s = json.load(sys.stdin)
