@@ -62,7 +62,9 @@
 // separated by a blank line (list items, table rows and term/definition
 // pairs by a single newline); a row's cells joined by " | ", empty cells
 // left out;
-// preformatted text kept verbatim; heading text on a line of its own;
+// preformatted text kept verbatim, but for a listing's line numbers (digits
+// in an element whose class names them: Pygments' linenos, Doxygen's
+// lineno, Rouge's gutter); heading text on a line of its own;
 // permalink markers (¶, #, §, or an invisible character: Docusaurus ends
 // each heading with a link holding a zero-width space) dropped.
 //

@@ -609,3 +609,26 @@ func TestExtractDocusaurusHeadings(t *testing.T) {
 	}
 	textLacks(t, p, "\u200b", "Home", "Edit this page", "Previous", "Intro")
 }
+
+// TestExtractCodeLineNumbers covers code listings with line numbers:
+// Pygments writes them as span.linenos inside the pre (Sphinx, MkDocs,
+// pdoc), Rouge as a gutter cell beside the code (Jekyll). The numbers are
+// not code: kept, they glued a number to every line ("2import gears").
+func TestExtractCodeLineNumbers(t *testing.T) {
+	page := `<html><head><title>Counting teeth — Gadget documentation</title></head><body><main><h1>Counting teeth</h1>` +
+		`<p>The script below counts the teeth of every gear of a train and prints the ratio of the train, from the first gear to the last.</p>` +
+		`<div class="highlight"><pre><span></span><span class="linenos">1</span><span class="kn">import</span> <span class="nn">gears</span>` + "\n" +
+		`<span class="linenos">2</span><span class="n">train</span> <span class="o">=</span> <span class="n">gears</span><span class="o">.</span><span class="n">load</span><span class="p">()</span>` + "\n" +
+		`<span class="linenos">3</span><span class="nb">print</span><span class="p">(</span><span class="n">train</span><span class="o">.</span><span class="n">ratio</span><span class="p">())</span>` + "\n</pre></div>" +
+		`<p>The same in the gadget's own shell:</p>` +
+		`<table class="rouge-table"><tbody><tr><td class="rouge-gutter gl"><pre class="lineno">1` + "\n" + `2` + "\n" + `</pre></td>` +
+		`<td class="rouge-code"><pre>load train` + "\n" + `ratio train` + "\n" + `</pre></td></tr></tbody></table>` +
+		`<p class="lineno-note">Line numbers start at 1 on every listing.</p></main></body></html>`
+	p, err := Extract([]byte(page), mustURL(t, "http://example.com/gadget/teeth.html"), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	textHas(t, p, "import gears\ntrain = gears.load()\nprint(train.ratio())", "load train\nratio train", "Line numbers start at 1 on every listing.")
+	textLacks(t, p, "1import", "2train", "1\n2")
+}

@@ -98,7 +98,7 @@ func (r *renderer) render(n *html.Node) {
 		return
 	}
 	a := tagOf(n)
-	if skipped[a] || isHidden(n) {
+	if skipped[a] || isHidden(n) || isLineNumbers(n) {
 		return
 	}
 	if lvl := headingLevel(a); lvl > 0 && r.inCell == 0 {
@@ -203,6 +203,35 @@ func (r *renderer) cell(c *html.Node) {
 	}
 }
 
+// lineNumberClasses name the line-number gutter of a code listing:
+// Pygments' (Sphinx, MkDocs, pdoc), Doxygen's, Rouge's and Chroma's (Hugo).
+var lineNumberClasses = map[string]bool{
+	"linenos": true, "lineno": true, "linenodiv": true, "line-number": true, "line-numbers": true,
+	"rouge-gutter": true, "lnt": true, "ln": true,
+}
+
+// isLineNumbers reports whether n is a code listing's line numbers: named
+// so by a class and holding only digits. Kept, they glue a number to the
+// start of every line ("12from os import path").
+func isLineNumbers(n *html.Node) bool {
+	class := strings.ToLower(attr(n, "class"))
+	if !strings.Contains(class, "lineno") && !strings.Contains(class, "line-number") &&
+		!strings.Contains(class, "gutter") && !strings.Contains(class, "ln") {
+		return false
+	}
+	named := false
+	for _, c := range strings.Fields(class) {
+		if lineNumberClasses[c] {
+			named = true
+			break
+		}
+	}
+	if !named {
+		return false
+	}
+	return strings.TrimFunc(textOf(n), func(r rune) bool { return unicode.IsDigit(r) || unicode.IsSpace(r) }) == ""
+}
+
 // rowHoldsHeading reports whether table row n has a heading in one of its
 // cells.
 func rowHoldsHeading(n *html.Node) bool {
@@ -244,7 +273,7 @@ func (r *renderer) pre(n *html.Node) {
 				sb.WriteByte('\n')
 				return
 			}
-			if skipped[tagOf(c)] {
+			if skipped[tagOf(c)] || isLineNumbers(c) {
 				return
 			}
 			for cc := c.FirstChild; cc != nil; cc = cc.NextSibling {
