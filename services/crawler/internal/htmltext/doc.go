@@ -61,7 +61,7 @@
 // Doxygen's: its cells are blocks and the heading a heading); blocks
 // separated by a blank line (list items, table rows and term/definition
 // pairs by a single newline); a row's cells joined by " | ", empty cells
-// left out;
+// at its start and end left out;
 // preformatted text kept verbatim, but for a listing's line numbers (digits
 // in an element whose class names them: Pygments' linenos, Doxygen's
 // lineno, Rouge's gutter); heading text on a line of its own;

@@ -543,7 +543,7 @@ func TestExtractHaddockModuleKeepsInterface(t *testing.T) {
 // TestExtractTableEmptyCells covers tables with empty cells (an enum's
 // members whose description column holds only a picture, a blank first
 // column under a row's name): a row must neither start nor end with a
-// separator, and an empty cell adds none.
+// separator, while an empty cell between two texts keeps its column.
 func TestExtractTableEmptyCells(t *testing.T) {
 	page := `<html><head><title>Gadget.Layout</title></head><body><main><h1>Layout</h1>` +
 		`<p>The ways the gadget lays out its gears on the frame, as shown by the pictures of the manual.</p>` +
@@ -556,7 +556,7 @@ func TestExtractTableEmptyCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkInvariants(t, p)
-	textHas(t, p, "Name | Description | Since\nGADGET_LAYOUT_ROW\nBrowse the column layouts | 2.4\nGADGET_LAYOUT_GRID | 2.6")
+	textHas(t, p, "Name | Description | Since\nGADGET_LAYOUT_ROW\nBrowse the column layouts | 2.4\nGADGET_LAYOUT_GRID | | 2.6")
 }
 
 // TestExtractStubPageLeavesTitleOut covers a stub page of an API reference

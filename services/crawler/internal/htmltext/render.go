@@ -142,12 +142,17 @@ func (r *renderer) render(n *html.Node) {
 		r.flush()
 		r.kind = kindItem
 		r.inCell++
+		tail := -1 // where the row's trailing empty cells start
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.ElementNode && (tagOf(c) == atom.Td || tagOf(c) == atom.Th) {
-				r.cell(c)
+				tail = r.cell(c, tail)
 				continue
 			}
 			r.render(c)
+		}
+		if s := r.cur.String(); tail >= 0 && tail <= len(s) && strings.Trim(s[tail:], " |") == "" {
+			r.cur.Reset()
+			r.cur.WriteString(s[:tail])
 		}
 		r.inCell--
 		r.flush()
@@ -187,20 +192,31 @@ func (r *renderer) render(n *html.Node) {
 }
 
 // cell renders table cell c of the current row, after a " | " when the row
-// already holds text. An empty cell (a spacer, an image, a blank
-// description column) adds nothing, so rows never start or end with a
-// separator.
-func (r *renderer) cell(c *html.Node) {
+// already holds text, and returns where the row's trailing empty cells
+// start (-1 when c holds text; tail is the value for the cells before c).
+// Empty cells before the first text add nothing and trailing ones are cut
+// at the row's end, so that a row never starts or ends with a separator;
+// empty cells between two texts keep their separators (a table of which
+// database supports which lookup is read by column).
+func (r *renderer) cell(c *html.Node, tail int) int {
 	r.trimSpace()
 	mark := r.cur.Len()
 	if mark > 0 {
 		r.cur.WriteString(" | ")
 	}
 	r.render(c)
-	if s := r.cur.String(); r.cur.Len() >= mark && strings.TrimSpace(strings.TrimPrefix(s[mark:], " | ")) == "" {
-		r.cur.Reset()
-		r.cur.WriteString(s[:mark])
+	s := r.cur.String()
+	if len(s) < mark || strings.TrimSpace(strings.TrimPrefix(s[mark:], " | ")) != "" {
+		return -1
 	}
+	if mark == 0 {
+		r.cur.Reset()
+		return tail
+	}
+	if tail < 0 {
+		return mark
+	}
+	return tail
 }
 
 // lineNumberClasses name the line-number gutter of a code listing:
