@@ -17,7 +17,13 @@ var (
 	ErrHost = errors.New("missing or invalid host")
 	// ErrInvalid means the URL cannot be parsed.
 	ErrInvalid = errors.New("invalid URL")
+	// ErrTooLong means the canonical URL is longer than MaxBytes.
+	ErrTooLong = errors.New("URL too long")
 )
+
+// MaxBytes is the longest canonical URL: the length of the documents.url column
+// (pkg/store), so that every URL the crawler queues can be stored as a document.
+const MaxBytes = 2048
 
 // TrailingSlash says what to do with a slash at the end of a path.
 type TrailingSlash int
@@ -173,6 +179,10 @@ func canonicalURL(u *url.URL, raw string, opts Options) (string, error) {
 	if q := normalizeQuery(u.RawQuery, opts.StripParams); q != "" {
 		b.WriteByte('?')
 		b.WriteString(q)
+	}
+	if b.Len() > MaxBytes {
+		// The URL itself is left out of the message: it is long.
+		return "", fmt.Errorf("canonicalize: %w: %d bytes, at most %d", ErrTooLong, b.Len(), MaxBytes)
 	}
 	return b.String(), nil
 }

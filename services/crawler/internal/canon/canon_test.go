@@ -3,6 +3,7 @@ package canon
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -181,6 +182,10 @@ func TestCanonicalizeErrors(t *testing.T) {
 		{"http://1.2.3.4.5/", ErrHost},
 		{"http://256.1.1.1/", ErrHost},
 		{"http://0x1g.example/", nil}, // not numeric: an ordinary (odd) name
+		// The canonical URL must fit the documents.url column.
+		{"http://example.com/" + strings.Repeat("a", MaxBytes-len("http://example.com/")), nil},
+		{"http://example.com/" + strings.Repeat("a", MaxBytes-len("http://example.com/")+1), ErrTooLong},
+		{"http://example.com/?q=" + strings.Repeat("%C3%A9", 400), ErrTooLong},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

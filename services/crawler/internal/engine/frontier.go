@@ -68,6 +68,10 @@ func (f frontier) releaseLost(ctx context.Context, keep []string) (int64, error)
 // SSRF pre-check; it counts refusals by reason.
 func (r *jobRun) admit(ctx context.Context, base *url.URL, href string) (string, bool) {
 	c, err := canon.Resolve(base, href, r.e.cfg.Canon)
+	if errors.Is(err, canon.ErrTooLong) {
+		r.addFiltered(FilterTooLong, 1)
+		return "", false
+	}
 	if err != nil {
 		r.addFiltered(FilterInvalid, 1)
 		return "", false

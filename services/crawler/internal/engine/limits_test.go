@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 )
 
 // wideSite serves n pages /p/0 .. /p/n-1; every page links to the next ten,
@@ -91,6 +93,55 @@ func TestTrapContained(t *testing.T) {
 	}
 	if status.Status != store.JobDone {
 		t.Errorf("status: got %s, want done", status.Status)
+	}
+}
+
+// TestOverlongLinksFiltered: a page with a link longer than a document URL can be
+// (a hostile or broken page) is stored with its other links followed; the long
+// links are counted as filtered, never fetched, and do not fail the page. Before
+// canon.MaxBytes a link over 8192 bytes made the frontier insert fail, and with it
+// the start page and so the whole crawl.
+func TestOverlongLinksFiltered(t *testing.T) {
+	st := openStore(t, freshDatabase(t))
+	long3k := "/deep/" + strings.Repeat("a", 3000)
+	long9k := "/deeper/" + strings.Repeat("b", 9000)
+	s := newSite(t, map[string]func(http.ResponseWriter, *http.Request){
+		"/start": htmlHandler(page("Start", "The start page links to two overlong URLs and to a normal page.", long3k, long9k, "/ok")),
+		"/ok":    htmlHandler(page("OK", "A normal page reached from the start page.")),
+		long3k:   htmlHandler(page("Long", "Never fetched.")),
+	})
+	e := newEngine(t, st, engineOpts{workers: 2})
+	runEngine(t, e)
+	id := createJob(t, st, Spec{URL: s.URL + "/start", MaxDepth: ptr(2), MaxPages: 10, UseSitemap: ptr(false)})
+	status := waitJob(t, e, id, 60*time.Second)
+	if status.Status != store.JobDone {
+		t.Fatalf("status: got %s, want done (errors %v)", status.Status, status.LastErrors)
+	}
+	stored := storedPaths(t, st)
+	if !stored["/start"] || !stored["/ok"] || len(stored) != 2 {
+		t.Errorf("stored documents: got %v, want /start and /ok", stored)
+	}
+	if got := status.Counters.Filtered[FilterTooLong]; got != 2 {
+		t.Errorf("filtered_links[%s]: got %d, want 2 (counters %+v)", FilterTooLong, got, status.Counters)
+	}
+	if n := status.Counters.FailedBy[FailStore]; n != 0 { // the nav link "/" is a 404 of its own
+		t.Errorf("failed_by_reason[%s]: got %d, want 0; errors %v", FailStore, n, status.LastErrors)
+	}
+	if n := s.hit(long3k); n != 0 {
+		t.Errorf("hits of the 3000-byte link: got %d, want 0", n)
+	}
+}
+
+// TestSpecRefusesOverlongStartURL: POST /crawls answers 400 for a start URL that
+// could not be stored, instead of a job that fails when it seeds its frontier.
+func TestSpecRefusesOverlongStartURL(t *testing.T) {
+	_, err := Spec{URL: "http://example.com/" + strings.Repeat("a", 9000)}.Normalize(Limits{MaxPages: 10, MaxDepth: 5}, canon.DefaultOptions())
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "url" || !strings.Contains(fe.Error(), "too long") {
+		t.Fatalf("Normalize with a 9000-byte start URL: got %v, want a url field error saying it is too long", err)
+	}
+	if len(fe.Error()) > 300 {
+		t.Errorf("the error repeats the URL (%d bytes): %.200s", len(fe.Error()), fe.Error())
 	}
 }
 

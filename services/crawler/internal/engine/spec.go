@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -54,6 +55,9 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 		return s, fieldErr("url", "is required: the page to start from, e.g. https://docs.python.org/3/")
 	}
 	c, err := canon.Canonicalize(strings.TrimSpace(s.URL), opts)
+	if errors.Is(err, canon.ErrTooLong) {
+		return s, fieldErr("url", "the start URL is too long: %v", err)
+	}
 	if err != nil {
 		return s, fieldErr("url", "%q is not an absolute http(s) URL: %v", s.URL, err)
 	}
@@ -177,6 +181,7 @@ const (
 	FilterDepth       = "max_depth"
 	FilterNoFollow    = "nofollow"
 	FilterInvalid     = "invalid_url"
+	FilterTooLong     = "url_too_long" // longer than canon.MaxBytes: it could not be stored
 )
 
 // check returns "" when the canonical URL may be queued, else the reason.
