@@ -43,7 +43,9 @@ func New(srv *httpserver.Server, d Deps) *API {
 // Register mounts the routes under /api/v1.
 func (a *API) Register() {
 	g := a.srv.API("/api/v1")
-	h := a.srv.Handle
+	h := func(fn func(*gin.Context) error) gin.HandlerFunc {
+		return a.srv.Handle(func(c *gin.Context) error { return dbUnavailable(fn(c)) })
+	}
 	g.POST("/crawls", h(a.createCrawl))
 	g.GET("/crawls", h(a.listCrawls))
 	g.GET("/crawls/:id", h(a.getCrawl))
@@ -79,6 +81,18 @@ func mapError(err error, what string) error {
 		return httpserver.Unavailable("the database is not reachable; retry later", err)
 	}
 	return err
+}
+
+// dbUnavailable answers an error that says MariaDB could not be reached or
+// dropped the connection (store.Unavailable) with 503 and Retry-After, as the
+// other services answer their database's outages, instead of a 500: the request
+// may succeed when the database is back. Other errors pass unchanged.
+func dbUnavailable(err error) error {
+	var he *httpserver.Error
+	if err == nil || errors.As(err, &he) || !store.Unavailable(err) {
+		return err
+	}
+	return httpserver.Unavailable("the database (MariaDB) is not reachable; retry later", err)
 }
 
 // crawlRequest is the body of POST /crawls.
