@@ -115,6 +115,9 @@ type Server struct {
 	reqs    *prometheus.CounterVec
 	latency *prometheus.HistogramVec
 	limits  *limiters
+	// notFoundPage, when set, answers unknown paths first (a web interface's HTML
+	// page for browsers); when it writes nothing, the problem document follows.
+	notFoundPage atomic.Pointer[gin.HandlerFunc]
 }
 
 // New builds a server for the named service. Routes are added on Engine() or API().
@@ -136,6 +139,11 @@ func New(name string, cfg Config, logger *slog.Logger) *Server {
 	s.engine.HandleMethodNotAllowed = true
 	s.engine.Use(s.requestID, s.recover, s.accessLog, s.limitBody, s.rateLimit)
 	s.engine.NoRoute(func(c *gin.Context) {
+		if h := s.notFoundPage.Load(); h != nil {
+			if (*h)(c); c.Writer.Written() {
+				return
+			}
+		}
 		s.writeError(c, &Error{Status: http.StatusNotFound, Title: "not found", Detail: "no such endpoint: " + c.Request.Method + " " + c.Request.URL.Path})
 	})
 	s.engine.NoMethod(func(c *gin.Context) {
@@ -146,6 +154,11 @@ func New(name string, cfg Config, logger *slog.Logger) *Server {
 	s.engine.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})))
 	return s
 }
+
+// SetNotFoundPage makes h answer requests for unknown paths before the 404
+// problem document: h writes a response (an HTML page for a browser) or nothing
+// (the problem document is then written as usual).
+func (s *Server) SetNotFoundPage(h gin.HandlerFunc) { s.notFoundPage.Store(&h) }
 
 // Engine is the gin engine, for routes that need no API key.
 func (s *Server) Engine() *gin.Engine { return s.engine }

@@ -293,8 +293,12 @@ type documentsView struct {
 func (w *Web) documentsPage(c *gin.Context) {
 	view := documentsView{Domain: strings.TrimSpace(c.Query("domain")), After: c.Query("after")}
 	view.Back = c.Request.URL.RequestURI()
-	if len(view.Domain) > 253 || (view.After != "" && !validID.MatchString(view.After)) {
-		w.fail(c, http.StatusBadRequest, "domain", "The domain is a host name such as docs.python.org; after is a document id from the previous page.", "/documents")
+	if len(view.Domain) > 253 {
+		w.fail(c, http.StatusBadRequest, "domain", "The domain is a host name such as docs.python.org.", "/documents")
+		return
+	}
+	if view.After != "" && !validID.MatchString(view.After) {
+		w.fail(c, http.StatusBadRequest, "after", "after is the id of the last document of the previous page; follow the page's Next link.", "/documents")
 		return
 	}
 	if w.d.Crawler == nil {

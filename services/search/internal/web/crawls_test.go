@@ -201,8 +201,9 @@ func TestCrawlPagesBadInputAndEscaping(t *testing.T) {
 	if status, body := get(t, c, r.srv.URL+"/documents"); status != http.StatusOK || strings.Contains(body, "<script>window") {
 		t.Errorf("documents page: %d, or the title was not escaped", status)
 	}
-	if status, _ := get(t, c, r.srv.URL+"/documents?after=%27%20OR%201"); status != http.StatusBadRequest {
-		t.Errorf("bad after: %d, want 400", status)
+	if status, body := get(t, c, r.srv.URL+"/documents?after=%27%20OR%201"); status != http.StatusBadRequest ||
+		!strings.Contains(body, "<code>after</code>") || strings.Contains(body, "<code>domain</code>") {
+		t.Errorf("bad after: %d, want 400 naming the field after (not domain)", status)
 	}
 	// The event stream is relayed as it comes.
 	resp, err := c.Get(r.srv.URL + "/crawls/" + testJobID + "/events")

@@ -150,6 +150,19 @@ func (w *Web) Register(e *gin.Engine) {
 	})
 }
 
+// NotFoundPage answers a browser's navigation to an unknown path (GET or HEAD,
+// Accept naming text/html, outside /api/ and /mcp) with the HTML 404 page instead
+// of a problem document; it writes nothing for other requests. The server calls
+// it before its own 404 (httpserver.Server.SetNotFoundPage).
+func (w *Web) NotFoundPage(c *gin.Context) {
+	r := c.Request
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !strings.Contains(r.Header.Get("Accept"), "text/html") ||
+		strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") {
+		return
+	}
+	w.fail(c, http.StatusNotFound, "", "There is no page at this address. Search from the start page, or pick Crawls or Documents above.", "/")
+}
+
 // page is what every template gets besides its own data.
 type page struct {
 	Title    string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
@@ -298,6 +300,51 @@ func TestSafeNext(t *testing.T) {
 		"/\\evil.test": "/%5Cevil.test", "": "/crawls", "javascript:alert(1)": "/crawls"} {
 		if got := safeNext(in); got != want {
 			t.Errorf("safeNext(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestUnknownPathInABrowser: a browser that opens a mistyped address gets the HTML
+// 404 page with the site's navigation; programs (no text/html in Accept), the API
+// and /mcp keep the 404 problem document. Before SetNotFoundPage a browser was
+// shown the raw problem JSON.
+func TestUnknownPathInABrowser(t *testing.T) {
+	w, err := New(Deps{Search: &fakeSearch{resp: sampleResponse()}, Chunks: fakeChunks{}, Graph: fakeGraph{}, Docs: fakeDocs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler))
+	w.Register(srv.Engine())
+	srv.SetNotFoundPage(w.NotFoundPage)
+	hs := httptest.NewServer(srv.Engine())
+	t.Cleanup(hs.Close)
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	for _, tc := range []struct {
+		method, path, accept, wantType string
+	}{
+		{http.MethodGet, "/nothere", browser, "text/html; charset=utf-8"},
+		{http.MethodGet, "/crawls/x/y/z", browser, "text/html; charset=utf-8"},
+		{http.MethodGet, "/nothere", "", "application/problem+json"},
+		{http.MethodGet, "/nothere", "application/json", "application/problem+json"},
+		{http.MethodGet, "/api/v1/nothere", browser, "application/problem+json"},
+		{http.MethodGet, "/mcp/x", browser, "application/problem+json"},
+		{http.MethodPost, "/nothere", browser, "application/problem+json"},
+	} {
+		req, _ := http.NewRequest(tc.method, hs.URL+tc.path, nil)
+		if tc.accept != "" {
+			req.Header.Set("Accept", tc.accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Content-Type") != tc.wantType {
+			t.Errorf("%s %s (Accept %q): got %d %s, want 404 %s", tc.method, tc.path, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), tc.wantType)
+		}
+		if tc.wantType == "text/html; charset=utf-8" && (!strings.Contains(string(body), `href="/crawls"`) || resp.Header.Get("Content-Security-Policy") == "") {
+			t.Errorf("%s %s: the 404 page lacks the navigation or the security headers: %.300s", tc.method, tc.path, body)
 		}
 	}
 }
