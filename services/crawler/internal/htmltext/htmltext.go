@@ -146,6 +146,7 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: parse html: %w", pageURL.Redacted(), err)
 	}
+	breaksInPre(doc)
 	p := &Page{URL: pageURL.String()}
 	m := readMeta(doc, pageURL)
 	p.Title, p.Description, p.Canonical, p.Robots = m.title, m.description, m.canonical, m.robots
@@ -205,12 +206,20 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 	// Classes stay on readability's result so that pruning recognises footers
 	// and navigation by them.
 	parser.KeepClasses = true
-	rdoc := doc
+	var rdoc *html.Node
 	if landmark != nil {
 		// Readability looks only where the page says its content is:
 		// given the whole page it also takes the site's title bar above
 		// the landmark along (mdBook's).
 		rdoc = landmarkDocument(doc, landmark)
+	} else {
+		// Nor does it see the navigation, banners, sidebars and footers:
+		// on a short page it may pick one of them (TypeDoc's "On this
+		// page" list in the sidebar, BoostBook's copyright table), and
+		// when it keeps the whole page it turns a footer div holding one
+		// paragraph into that paragraph, class and all gone, so pruning
+		// its result no longer finds the footer.
+		rdoc = readabilityInput(doc)
 	}
 	restore := hideHeadingIDs(rdoc)
 	article, err := parser.ParseDocument(rdoc, pageURL) // works on a clone
@@ -237,10 +246,8 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		if landmark != nil {
 			root, keepRoot = declared, true
 		}
-		if c, need := contentContainer(root, keepRoot); c != nil && (bestLen < need || missesLead(best, c)) {
-			if c = holdingContainer(c, root, keepRoot, collapse(textOf(best))); c != nil {
-				return c, ExtractorContainer
-			}
+		if c := containerOver(best, bestLen, root, keepRoot); c != nil {
+			return c, ExtractorContainer
 		}
 	}
 	if bestLen < minMainText && visible > 2*bestLen {
@@ -282,6 +289,28 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 	return best, bestName
 }
 
+// containerOver returns the content container below root (root too when
+// keepRoot) when it is the page's content rather than best, readability's
+// result of bestLen bytes, and nil otherwise: readability kept too little of
+// it, missed its first paragraph, or chose a block outside it.
+func containerOver(best *html.Node, bestLen int, root *html.Node, keepRoot bool) *html.Node {
+	c, need := contentContainer(root, keepRoot)
+	if c == nil {
+		return nil
+	}
+	bestText := collapse(textOf(best))
+	if bestLen < need || missesLead(best, c) {
+		return holdingContainer(c, root, keepRoot, bestText)
+	}
+	if !sharesText(collapse(textOf(c)), bestText) {
+		// Readability's choice lies outside the core, which holds nearly
+		// all the prose: a table of contents beside a page whose text is
+		// a table (the contents frame of LilyPond's texinfo manuals).
+		return pruneContainer(dom.Clone(c, true))
+	}
+	return nil
+}
+
 // holdingContainer returns a pruned clone of the content container c, or of
 // its nearest ancestor below root (root too when keepRoot), that holds
 // bestText, readability's fragment; nil when none does. Readability may
@@ -304,6 +333,53 @@ func holdingContainer(c, root *html.Node, keepRoot bool, bestText string) *html.
 		}
 	}
 	return nil
+}
+
+// readabilityInput returns a clone of doc without its boilerplate (see
+// isBoilerplate). An element holding half the body's text or more stays: a
+// layout wrapper named for the sidebar it makes room for ("has-sidebar")
+// holds the content too.
+func readabilityInput(doc *html.Node) *html.Node {
+	clone := dom.Clone(doc, true)
+	body := findFirst(clone, atom.Body)
+	if body == nil {
+		return clone
+	}
+	half := textLen(body) / 2
+	prune(body, func(n *html.Node) bool {
+		return isBoilerplate(n) && textLen(n) < half
+	})
+	return clone
+}
+
+// breaksInPre replaces every br element inside a pre element below n with a
+// newline, which it means there. Readability turns two br in a row into a
+// paragraph break, which in a code listing glues lines together (TypeDoc
+// writes its highlighted code with br between lines).
+func breaksInPre(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if tagOf(c) == atom.Pre {
+			brToNewline(c)
+			continue
+		}
+		breaksInPre(c)
+	}
+}
+
+func brToNewline(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if tagOf(c) == atom.Br {
+			c.Type, c.Data, c.DataAtom, c.Attr = html.TextNode, "\n", 0, nil
+			continue
+		}
+		brToNewline(c)
+	}
 }
 
 // landmarkDocument returns a document with doc's head and a body holding

@@ -580,13 +580,17 @@ func mainLandmark(doc *html.Node) *html.Node {
 func pruneBoilerplate(n *html.Node) *html.Node { return prune(n, isBoilerplate) }
 
 // prune removes the elements below n (in place) for which drop is true and
-// returns n.
+// returns n. A code listing is never pruned inside: its blocks are code,
+// named after what they show (Sphinx's viewcode wraps each function in a
+// div whose id is the function's name, get_signed_cookie among them).
 func prune(n *html.Node, drop func(*html.Node) bool) *html.Node {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
-		if c.Type == html.ElementNode && drop(c) {
+		switch {
+		case c.Type != html.ElementNode:
+		case drop(c):
 			n.RemoveChild(c)
-		} else {
+		case tagOf(c) != atom.Pre:
 			prune(c, drop)
 		}
 		c = next
@@ -693,24 +697,46 @@ func hasProseBlock(n *html.Node) bool {
 	return false
 }
 
-// namedFooter reports whether n's id is "footer" or one of its classes is.
+// namedFooter reports whether n's id is "footer" or one of its classes is,
+// or, for an element of a footer's length (see maxBannerText), one of its
+// classes has the word "footer" (site-footer, copyright-footer, td-footer,
+// footer__links).
 func namedFooter(n *html.Node) bool {
-	return strings.EqualFold(attr(n, "id"), "footer") || hasToken(attr(n, "class"), "footer")
+	if strings.EqualFold(attr(n, "id"), "footer") || hasToken(attr(n, "class"), "footer") {
+		return true
+	}
+	class := strings.ToLower(attr(n, "class"))
+	if !strings.Contains(class, "footer") {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(class, isNameSeparator) {
+		if w == "footer" {
+			return textLen(n) < maxBannerText
+		}
+	}
+	return false
 }
 
-// namedNavigation reports whether n's id or one of its classes starts with
-// "nav" (nav, navigation, navpath, nav-panel, navheader, navfooter).
+// namedNavigation reports whether a word of n's id or classes (split at
+// spaces, hyphens and underscores) starts with "nav" (nav, navigation,
+// navpath, nav-panel, navheader, navfooter, global-nav, site_nav).
 func namedNavigation(n *html.Node) bool {
-	words := strings.Fields(strings.ToLower(attr(n, "class")))
-	if id := strings.ToLower(attr(n, "id")); id != "" {
-		words = append(words, id)
+	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	if !strings.Contains(names, "nav") {
+		return false
 	}
-	for _, w := range words {
+	for _, w := range strings.FieldsFunc(names, isNameSeparator) {
 		if strings.HasPrefix(w, "nav") {
 			return true
 		}
 	}
 	return false
+}
+
+// isNameSeparator reports whether r separates the words of an id or class
+// attribute.
+func isNameSeparator(r rune) bool {
+	return r == ' ' || r == '-' || r == '_' || r == '\t' || r == '\n'
 }
 
 // maxPagerText is the most text (non-space bytes) of a bar of links to the
@@ -756,9 +782,7 @@ func namedPager(names string) bool {
 	if !strings.Contains(names, "prev") && !strings.Contains(names, "next") {
 		return false
 	}
-	for _, w := range strings.FieldsFunc(names, func(r rune) bool {
-		return r == ' ' || r == '-' || r == '_' || r == '\t'
-	}) {
+	for _, w := range strings.FieldsFunc(names, isNameSeparator) {
 		if w == "prev" || w == "previous" || w == "next" {
 			return true
 		}

@@ -1,0 +1,209 @@
+package htmltext
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-shiori/dom"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// firstElement parses fragment and returns its first element.
+func firstElement(t *testing.T, fragment string) *html.Node {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader("<html><body>" + fragment + "</body></html>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := findFirst(doc, atom.Body).FirstChild
+	for n != nil && n.Type != html.ElementNode {
+		n = n.NextSibling
+	}
+	if n == nil {
+		t.Fatalf("no element in %q", fragment)
+	}
+	return n
+}
+
+// extractPage extracts page, served at pageURL, and checks the invariants.
+func extractPage(t *testing.T, page, pageURL string) *Page {
+	t.Helper()
+	p, err := Extract([]byte(page), mustURL(t, pageURL), "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, p)
+	return p
+}
+
+// TestExtractCodeLinesSplitByBreakElements covers highlighted code written
+// with <br> between lines and two in a row for an empty line (TypeDoc):
+// readability turns two br into a paragraph break, which inside pre glued
+// the lines around the empty one together.
+func TestExtractCodeLinesSplitByBreakElements(t *testing.T) {
+	prose := strings.Repeat("The gadget reads its settings once at start and keeps them for the whole run. ", 6)
+	page := `<html><head><title>Quick start</title></head><body><div class="page"><h1>Quick start</h1><p>` + prose + `</p>` +
+		`<pre><code><span>const</span> g = <span>require</span>(<span>'gadget'</span>);<br/><br/><span>g</span><br/>  .<span>option</span>(<span>'--fast'</span>);<br/><span>g</span>.<span>run</span>();</code></pre>` +
+		`<p>` + prose + `</p></div></body></html>`
+	p := extractPage(t, page, "http://example.com/gadget/index.html")
+	if want := "const g = require('gadget');\n\ng\n  .option('--fast');\ng.run();"; !strings.Contains(p.Text, want) {
+		t.Errorf("text lacks the listing %q (extractor %s):\n%s", want, p.Extractor, p.Text)
+	}
+}
+
+// TestExtractShortPageSkipsSidebarOutline covers a short API index page
+// (TypeDoc's module page): a heading and three lists of links in the content
+// column, and an "On this page" outline of the same names in a column named
+// sidebar, its links laid out as blocks by style only. Readability, given
+// the whole page, kept the outline, whose names then ran together.
+func TestExtractShortPageSkipsSidebarOutline(t *testing.T) {
+	groups := map[string][]string{
+		"Classes":    {"Argument", "Command", "CommandError", "Help", "Option"},
+		"Interfaces": {"HelpContext", "OutputConfiguration", "ParseOptions", "ParseOptionsResult"},
+		"Functions":  {"createArgument", "createCommand", "createOption"},
+	}
+	var content, outline strings.Builder
+	for _, g := range []string{"Classes", "Interfaces", "Functions"} {
+		fmt.Fprintf(&content, `<section><h2 id="%s">%s</h2><dl>`, strings.ToLower(g), g)
+		fmt.Fprintf(&outline, `<details open><summary>%s</summary><div>`, g)
+		for _, name := range groups[g] {
+			fmt.Fprintf(&content, `<dt><span><a href="%[1]s.html">%[1]s</a></span></dt><dd></dd>`, name)
+			fmt.Fprintf(&outline, `<a href="#%s"><svg viewBox="0 0 24 24"></svg><span>%s</span></a>`, strings.ToLower(name), name)
+		}
+		content.WriteString(`</dl></section>`)
+		outline.WriteString(`</div></details>`)
+	}
+	page := `<html><head><title>gadget</title></head><body><header class="toolbar"><a href="index.html">gadget</a></header>` +
+		`<div class="container"><div class="col-content"><div class="page-title"><h1>gadget</h1></div>` + content.String() + `</div>` +
+		`<div class="col-sidebar"><div class="page-menu"><details open><summary><h3>On This Page</h3></summary><div>` + outline.String() +
+		`</div></details></div></div></div></body></html>`
+	p := extractPage(t, page, "http://example.com/gadget/modules.html")
+	if strings.Contains(p.Text, "ArgumentCommand") || strings.Contains(p.Text, "On This Page") {
+		t.Errorf("text holds the sidebar outline (extractor %s):\n%s", p.Extractor, p.Text)
+	}
+	if want := []string{"gadget", "Classes", "Interfaces", "Functions"}; strings.Join(headingTexts(p), "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q", headingTexts(p), want)
+	}
+	textHas(t, p, "OutputConfiguration\n", "createOption")
+}
+
+// TestExtractShortPageDropsCopyrightFooter covers a short reference entry
+// (BoostBook's macro and function pages): a name, a one-line synopsis and a
+// sentence, then a layout table whose cell holds a div classed
+// copyright-footer. Readability kept the footer and nothing else.
+func TestExtractShortPageDropsCopyrightFooter(t *testing.T) {
+	page := `<html><head><title>Macro GADGET_DISABLE_IF</title></head><body>` +
+		`<table width="100%"><tr><td><img alt="Gadget" src="gadget.png"></td><td><a href="../index.html">Home</a></td><td><a href="libs.html">Libraries</a></td></tr></table><hr>` +
+		`<div class="refentry"><div class="refnamediv"><h2><span class="refentrytitle">Macro GADGET_DISABLE_IF</span></h2><p>GADGET_DISABLE_IF</p></div>` +
+		`<h2 class="refsynopsisdiv-title">Synopsis</h2><div class="refsynopsisdiv"><pre class="synopsis">// In header: &lt;gadget/config.hpp&gt;
+
+GADGET_DISABLE_IF(T)</pre></div>` +
+		`<div class="refsect1"><h2>Description</h2><p>Turns the overload off for const types.</p></div></div>` +
+		`<table width="100%"><tr><td align="left"></td><td align="right"><div class="copyright-footer">Copyright © 2005, 2006 A. Maker<p>Distributed under the Gadget Software License, Version 1.0. (See the accompanying file LICENSE_1_0.txt or the copy on the project's site.)</p></div></td></tr></table>` +
+		`</body></html>`
+	p := extractPage(t, page, "http://example.com/gadget/GADGET_DISABLE_IF.html")
+	textHas(t, p, "GADGET_DISABLE_IF(T)", "Turns the overload off for const types.")
+	if strings.Contains(p.Text, "Distributed under") || strings.Contains(p.Text, "Copyright") {
+		t.Errorf("text holds the footer (extractor %s):\n%s", p.Extractor, p.Text)
+	}
+}
+
+// TestExtractKeepsListingBlocksNamedLikeBoilerplate covers a highlighted
+// module source (Sphinx's viewcode): each function's lines sit in a div
+// inside pre whose id is the function's name. A name holding "cookie" or
+// "nav" is code, not a banner or a navigation bar.
+func TestExtractKeepsListingBlocksNamedLikeBoilerplate(t *testing.T) {
+	prose := strings.Repeat("This page shows the source of the module, one function after another. ", 5)
+	page := `<html><head><title>gadget.http.request</title></head><body><div class="section"><h1>Source code for gadget.http.request</h1><p>` + prose + `</p>` +
+		`<div class="highlight"><pre><span class="kn">import</span> <span class="nn">signing</span>
+<div class="viewcode-block" id="Request.get_signed_cookie"><a class="viewcode-back" href="../ref.html">[docs]</a>    <span class="k">def</span> <span class="nf">get_signed_cookie</span>(self, key):
+        <span class="sd">"""Return the signed cookie named key, or raise."""</span>
+        <span class="k">return</span> signing.loads(self.cookies[key])</div>
+<div class="viewcode-block" id="nav_links"><a class="viewcode-back" href="../ref.html">[docs]</a><span class="k">def</span> <span class="nf">nav_links</span>(page):
+    <span class="k">return</span> [page.prev, page.next]</div>
+</pre></div></div></body></html>`
+	p := extractPage(t, page, "http://example.com/_modules/gadget/http/request.html")
+	textHas(t, p, "def get_signed_cookie(self, key):", "Return the signed cookie named key", "def nav_links(page):", "return [page.prev, page.next]")
+}
+
+// TestHyphenatedNavigationIsBoilerplate covers a bar of links in a site
+// header named global-nav: navigation too, though "nav" does not start its
+// name; a block of prose named so stays.
+func TestHyphenatedNavigationIsBoilerplate(t *testing.T) {
+	for _, tc := range []struct {
+		html string
+		want bool
+	}{
+		{`<div id="global-nav"><a href="../index.html">Home</a> | <a href="../contents.html">Table of contents</a> | <a href="../genindex.html">Index</a></div>`, true},
+		{`<div class="site_nav"><a href="a.html">Guide</a> <a href="b.html">Reference</a></div>`, true},
+		{`<div id="global-nav"><p>The global navigation bar of the gadget's screen shows the current mode, the battery level and the time of day, and it can be hidden.</p></div>`, false},
+		{`<div class="canvas-area"><a href="a.html">Guide</a></div>`, false},
+	} {
+		if got := isBoilerplate(firstElement(t, tc.html)); got != tc.want {
+			t.Errorf("isBoilerplate(%s) = %v, want %v", tc.html, got, tc.want)
+		}
+	}
+}
+
+// TestExtractContentCoreOverSidebarContents covers a texinfo node page with
+// a frame-like table of contents (LilyPond's manuals): the node's text is a
+// table of names and abbreviations, without a paragraph, in div#main; the
+// whole manual's contents, all links, sit in a div beside it. Readability
+// took the contents; the core, which holds the page's prose, wins.
+func TestExtractContentCoreOverSidebarContents(t *testing.T) {
+	var rows, toc strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&rows, "<tr><td>drumsound%d</td><td>ds%d</td><td>altsound%d</td><td>as%d</td></tr>", i, i, i, i)
+	}
+	for i := 1; i <= 120; i++ {
+		fmt.Fprintf(&toc, `<div class="toc-entry"><a href="node-%d.html">%d.%d A section of the gadget manual, on drums, cymbals, and bells</a></div>`, i, i/10+1, i%10)
+	}
+	page := `<html><head><title>Gadget Reference: Percussion notes</title></head><body>` +
+		`<div id="main"><table class="nav_table"><tr><td><a href="prev.html" rel="prev">&lt;</a></td><td><a href="up.html" rel="up">Up</a></td></tr></table>` +
+		`<h4 class="appendixsubsec">Percussion notes</h4><table class="multitable"><tbody>` + rows.String() + `</tbody></table>` +
+		`<div id="footer"><p>Other languages: <a href="de.html">Deutsch</a></p></div></div>` +
+		`<div id="tocframe"><p><a href="../index.html">&lt;&lt; Back to the documentation index</a></p><div class="contents">` + toc.String() + `</div></div>` +
+		`</body></html>`
+	p := extractPage(t, page, "http://example.com/gadget/percussion-notes.html")
+	textHas(t, p, "drumsound1 | ds1 | altsound1 | as1", "drumsound40 | ds40")
+	if strings.Contains(p.Text, "A section of the gadget manual") || strings.Contains(p.Text, "Back to the documentation index") {
+		t.Errorf("text holds the contents frame (extractor %s):\n%s", p.Extractor, p.Text)
+	}
+	// Had readability chosen the contents frame, the core wins.
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := findNode(doc, func(n *html.Node) bool { return attr(n, "id") == "tocframe" })
+	body := findFirst(doc, atom.Body)
+	c := containerOver(dom.Clone(frame, true), textLen(frame), body, false)
+	if c == nil {
+		t.Fatal("containerOver = nil, want div#main")
+	}
+	if text := collapse(textOf(c)); !strings.Contains(text, "drumsound40") || strings.Contains(text, "A section of the gadget manual") {
+		t.Errorf("containerOver text = %.200q, want the table without the contents", text)
+	}
+}
+
+// TestFooterWordIsBoilerplate covers footers named by a class with the word
+// "footer" in it (site-footer, copyright-footer, td-footer): boilerplate when
+// a footer's length; a long block so named (a layout wrapper "has-footer")
+// is not.
+func TestFooterWordIsBoilerplate(t *testing.T) {
+	long := strings.Repeat("<p>The gadget's manual explains every setting in turn, with an example for each.</p>", 25)
+	for _, tc := range []struct {
+		html string
+		want bool
+	}{
+		{`<div class="copyright-footer">Copyright © 2005 A. Maker<p>Distributed under the Gadget License.</p></div>`, true},
+		{`<div class="td-footer row">Made with a theme. <a href="/privacy">Privacy</a></div>`, true},
+		{`<div class="page has-footer">` + long + `</div>`, false},
+		{`<div class="footnotes"><p>1. A footnote of the page.</p></div>`, false},
+	} {
+		if got := isBoilerplate(firstElement(t, tc.html)); got != tc.want {
+			t.Errorf("isBoilerplate(%.80s) = %v, want %v", tc.html, got, tc.want)
+		}
+	}
+}
