@@ -20,6 +20,8 @@
 #                        18.20.4+dfsg-1~deb12u3, eval/nodedocs), port 8095
 #            pgdocs      the PostgreSQL 15 manual, DocBook HTML (postgresql-doc-15
 #                        15.20-0+deb12u1, eval/pgdocs), port 8094
+#            octavedocs  the GNU Octave 7.3 manual, texinfo HTML, one page per
+#                        node (octave-doc 7.3.0-2, eval/octave), port 8093
 #   install  download (cached) and unpack the package; idempotent
 #   start    install if needed and start the static server on the address;
 #            a running server, or any server already answering at the URL,
@@ -27,10 +29,12 @@
 #   stop     stop the server whose pid is in the pid file
 #   status   print "running (pid N) at URL" or "stopped"; exit 0 / 3
 #   url      print the site's start URL (http://ADDR:PORT/index.html)
-# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs,pgdocs}.sh are this script with SITE set.
+# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs,pgdocs,octavedocs}.sh are this
+# script with SITE set.
 #
 # Environment (defaults in brackets), with P the site's prefix (KGS_PYDOCS,
-# KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK, KGS_NODEDOCS, KGS_PGDOCS):
+# KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK, KGS_NODEDOCS, KGS_PGDOCS,
+# KGS_OCTAVEDOCS):
 #   KGS_STATE      state folder [<repo>/.state]; the site lives in $KGS_STATE/SITE
 #   P_ADDR         listen address [127.0.0.1]
 #   P_PORT         listen port [the site's]
@@ -69,8 +73,14 @@ pgdocs)
 	PACKAGE=postgresql-doc-15 PIN="15.20-0+deb12u1" DOCDIR=usr/share/doc/postgresql-doc-15/html
 	PREFIX=KGS_PGDOCS DEFAULT_PORT=8094
 	;;
+octavedocs)
+	# octave-doc also holds liboctave's small manual (liboctave.html) and PDFs;
+	# only the Octave manual's folder is served.
+	PACKAGE=octave-doc PIN="7.3.0-2" DOCDIR=usr/share/doc/octave/octave.html
+	PREFIX=KGS_OCTAVEDOCS DEFAULT_PORT=8093
+	;;
 *)
-	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs|pgdocs} {install|start|stop|status|url}" >&2
+	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs|pgdocs|octavedocs} {install|start|stop|status|url}" >&2
 	exit 2
 	;;
 esac
