@@ -136,7 +136,7 @@ cmd_install() {
 	rm -rf "$ROOT"
 	mv "$ROOT.tmp" "$ROOT"
 	basename "$deb" >"$STAMP"
-	log "installed $(find "$HTML" -name '*.html' | wc -l) HTML pages under $HTML"
+	log "installed $(find "$HTML" -type f -name '*.html' | wc -l) HTML pages under $HTML"
 }
 
 running_pid() {
