@@ -207,3 +207,69 @@ func TestFooterWordIsBoilerplate(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractKeepsHeadingsBesideSelfLinks covers headings each wrapped in a
+// div with a link to itself after it, whose text is for screen readers only
+// (Starlight's "Section titled …"). Readability took every wrapper for a
+// list of links and dropped it, so no section kept its heading; the link is
+// a permalink and stays out of the text.
+func TestExtractKeepsHeadingsBesideSelfLinks(t *testing.T) {
+	var body strings.Builder
+	for _, h := range []string{"Why", "Goals", "How", "Alternatives"} {
+		id := strings.ToLower(h)
+		fmt.Fprintf(&body, `<div class="heading-wrapper level-h2"><h2 id="%s">%s</h2><a class="anchor-link" href="#%s"><span aria-hidden="true"><svg width="16" height="16"></svg></span><span class="sr-only">Section titled “%s”</span></a></div>`, id, h, id, h)
+		fmt.Fprintf(&body, `<p>The %s part of this decision explains, in a few sentences, what the gadget does and why it does it that way.</p>`, id)
+	}
+	page := `<html><head><title>Gadget decisions | Docs</title></head><body><main><div class="content-panel"><h1 id="_top">Gadget decisions</h1></div>` +
+		`<div class="content-panel"><div class="markdown-content">` + body.String() + `</div></div></main></body></html>`
+	p := extractPage(t, page, "http://example.com/docs/decisions/")
+	if want := []string{"Gadget decisions", "Why", "Goals", "How", "Alternatives"}; strings.Join(headingTexts(p), "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q (extractor %s)", headingTexts(p), want, p.Extractor)
+	}
+	if strings.Contains(p.Text, "Section titled") {
+		t.Errorf("text holds the permalinks:\n%s", p.Text)
+	}
+}
+
+// TestIsSelfLink covers links to the heading they sit in or follow.
+func TestIsSelfLink(t *testing.T) {
+	for _, tc := range []struct {
+		html, link string
+		want       bool
+	}{
+		{`<div><h2 id="goals">Goals</h2> <a href="#goals">Section titled Goals</a></div>`, "#goals", true},
+		{`<h3 id="run">run()<a href="#run" aria-label="Permalink">link</a></h3>`, "#run", true},
+		{`<h2 id="intro"><a class="header" href="#intro">Introduction</a></h2>`, "#intro", false},
+		{`<div><h2 id="goals">Goals</h2><a href="#why">see Why</a></div>`, "#why", false},
+		{`<div><h2 id="goals">Goals</h2> and <a href="#goals">back</a></div>`, "#goals", false},
+	} {
+		doc, err := html.Parse(strings.NewReader("<html><body>" + tc.html + "</body></html>"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := findNode(doc, func(n *html.Node) bool { return tagOf(n) == atom.A && attr(n, "href") == tc.link })
+		if got := isSelfLink(a); got != tc.want {
+			t.Errorf("isSelfLink in %s = %v, want %v", tc.html, got, tc.want)
+		}
+	}
+}
+
+// TestUtilityClassesNameNothing covers utility classes with arbitrary
+// values (Tailwind): a page wrapper styled min-h-[calc(100vh-var(--navbar-height))]
+// is no navigation bar, and the page's only heading stays.
+func TestUtilityClassesNameNothing(t *testing.T) {
+	wrapper := `<article class="w-full flex min-h-[calc(100vh-var(--navbar-height))] print:block"><main class="w-full px-6"><div class="content"><h1>services</h1></div></main></article>`
+	if isBoilerplate(firstElement(t, wrapper)) {
+		t.Errorf("isBoilerplate(%s) = true, want false", wrapper)
+	}
+	if !isBoilerplate(firstElement(t, `<div class="sidebar-container md:w-64 print:hidden"><a href="a.html">Guide</a></div>`)) {
+		t.Error("a sidebar with utility classes is no longer boilerplate")
+	}
+	page := `<html><head><title>services – Docs</title></head><body><div class="mx-auto flex">` +
+		`<aside class="sidebar-container"><ul><li><a href="/docs/">Docs</a></li><li><a href="/docs/services/">services</a></li><li><a href="/docs/pkg/">pkg</a></li></ul></aside>` +
+		wrapper + `</div></body></html>`
+	p := extractPage(t, page, "http://example.com/docs/services/")
+	if p.Text != "services" {
+		t.Errorf("text = %q, want %q (extractor %s)", p.Text, "services", p.Extractor)
+	}
+}

@@ -221,6 +221,7 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		// its result no longer finds the footer.
 		rdoc = readabilityInput(doc)
 	}
+	dropSelfLinksBesideHeadings(rdoc) // a clone
 	restore := hideHeadingIDs(rdoc)
 	article, err := parser.ParseDocument(rdoc, pageURL) // works on a clone
 	restore()
@@ -336,9 +337,10 @@ func holdingContainer(c, root *html.Node, keepRoot bool, bestText string) *html.
 }
 
 // readabilityInput returns a clone of doc without its boilerplate (see
-// isBoilerplate). An element holding half the body's text or more stays: a
-// layout wrapper named for the sidebar it makes room for ("has-sidebar")
-// holds the content too.
+// isBoilerplate). An element holding an h1 and half the body's text or more
+// stays: a layout wrapper named for the sidebar it makes room for
+// ("has-sidebar") holds the content too. A long footer on a short page
+// (Qt's licence notice under an example's two sentences) goes.
 func readabilityInput(doc *html.Node) *html.Node {
 	clone := dom.Clone(doc, true)
 	body := findFirst(clone, atom.Body)
@@ -347,7 +349,7 @@ func readabilityInput(doc *html.Node) *html.Node {
 	}
 	half := textLen(body) / 2
 	prune(body, func(n *html.Node) bool {
-		return isBoilerplate(n) && textLen(n) < half
+		return isBoilerplate(n) && (textLen(n) < half || findFirst(n, atom.H1) == nil)
 	})
 	return clone
 }

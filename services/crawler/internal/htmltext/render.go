@@ -158,7 +158,7 @@ func (r *renderer) render(n *html.Node) {
 		r.flush()
 		return
 	case atom.A:
-		if isPermalink(n) {
+		if isPermalink(n) || isSelfLink(n) {
 			return
 		}
 		if r.spaceInline {
@@ -451,6 +451,59 @@ func isPermalink(a *html.Node) bool {
 	return hasToken(attr(a, "class"), "headerlink") || hasToken(attr(a, "class"), "anchor")
 }
 
+// isSelfLink reports whether a links to the heading it sits in or directly
+// follows: a permalink whatever its text (Starlight's, beside the heading,
+// reads "Section titled …" to screen readers). A link holding all of its
+// heading's text is the heading's title and no permalink (mdBook's).
+func isSelfLink(a *html.Node) bool {
+	frag, ok := strings.CutPrefix(attr(a, "href"), "#")
+	if !ok || frag == "" {
+		return false
+	}
+	p := a.Parent
+	for range 3 {
+		if p == nil || p.Type != html.ElementNode {
+			break
+		}
+		if headingLevel(tagOf(p)) > 0 {
+			return attr(p, "id") == frag && textLen(p) > textLen(a)
+		}
+		p = p.Parent
+	}
+	return followsHeading(a, frag)
+}
+
+// followsHeading reports whether the element before a, text between them
+// being space only, is a heading whose id is frag.
+func followsHeading(a *html.Node, frag string) bool {
+	prev := a.PrevSibling
+	for prev != nil && prev.Type != html.ElementNode {
+		if prev.Type == html.TextNode && strings.TrimSpace(prev.Data) != "" {
+			return false
+		}
+		prev = prev.PrevSibling
+	}
+	return prev != nil && headingLevel(tagOf(prev)) > 0 && attr(prev, "id") == frag
+}
+
+// dropSelfLinksBesideHeadings removes the links below n that follow the
+// heading they link to (see isSelfLink). Readability counts their text as
+// link text: the block holding the heading and such a link looks like a
+// list of links and goes, heading and all.
+func dropSelfLinksBesideHeadings(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && headingLevel(tagOf(c)) == 0 {
+			if frag, ok := strings.CutPrefix(attr(c, "href"), "#"); ok && tagOf(c) == atom.A && frag != "" && followsHeading(c, frag) {
+				n.RemoveChild(c)
+			} else {
+				dropSelfLinksBesideHeadings(c)
+			}
+		}
+		c = next
+	}
+}
+
 func isHidden(n *html.Node) bool {
 	if _, ok := attrOK(n, "hidden"); ok {
 		return true
@@ -625,7 +678,7 @@ func isBoilerplate(n *html.Node) bool {
 		// describe (HttpRequest.COOKIES, "Menus", CSRF_COOKIE_AGE).
 		return false
 	}
-	idc := strings.ToLower(attr(n, "id") + " " + attr(n, "class"))
+	idc := strings.ToLower(attr(n, "id") + " " + nameClasses(n))
 	for _, w := range []string{"cookie", "consent", "gdpr"} {
 		if strings.Contains(idc, w) {
 			// A banner is short; a long block is a text about cookies.
@@ -651,6 +704,24 @@ func isBoilerplate(n *html.Node) bool {
 		return linkShare(n) >= minNavLinkShare || textLen(n) <= maxNavBarText && !hasProseBlock(n)
 	}
 	return false
+}
+
+// nameClasses returns n's classes that name it: utility classes holding a
+// variant or an arbitrary value ("print:hidden",
+// "min-h-[calc(100vh-var(--navbar-height))]", Tailwind's) describe its
+// style and may hold any word.
+func nameClasses(n *html.Node) string {
+	class := attr(n, "class")
+	if !strings.ContainsAny(class, ":[(") {
+		return class
+	}
+	var kept []string
+	for _, c := range strings.Fields(class) {
+		if !strings.ContainsAny(c, ":[(") {
+			kept = append(kept, c)
+		}
+	}
+	return strings.Join(kept, " ")
 }
 
 // inSectioningContent reports whether n lies inside an article, aside,
@@ -705,7 +776,7 @@ func namedFooter(n *html.Node) bool {
 	if strings.EqualFold(attr(n, "id"), "footer") || hasToken(attr(n, "class"), "footer") {
 		return true
 	}
-	class := strings.ToLower(attr(n, "class"))
+	class := strings.ToLower(nameClasses(n))
 	if !strings.Contains(class, "footer") {
 		return false
 	}
@@ -721,7 +792,7 @@ func namedFooter(n *html.Node) bool {
 // spaces, hyphens and underscores) starts with "nav" (nav, navigation,
 // navpath, nav-panel, navheader, navfooter, global-nav, site_nav).
 func namedNavigation(n *html.Node) bool {
-	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	names := strings.ToLower(nameClasses(n) + " " + attr(n, "id"))
 	if !strings.Contains(names, "nav") {
 		return false
 	}
