@@ -273,3 +273,22 @@ func TestUtilityClassesNameNothing(t *testing.T) {
 		t.Errorf("text = %q, want %q (extractor %s)", p.Text, "services", p.Extractor)
 	}
 }
+
+// TestExtractDropsSearchResultsPanel covers a book theme (HonKit's) whose
+// content column holds an empty live-search panel, filled by a script, with
+// "results matching" and "No results matching" headings.
+func TestExtractDropsSearchResultsPanel(t *testing.T) {
+	prose := strings.Repeat("The gadget keeps its settings in one file, read once at start. ", 8)
+	page := `<html><head><title>Settings · Gadget Book</title></head><body><div class="book"><div class="book-summary"><nav role="navigation"><ul><li><a href="index.html">Introduction</a></li><li><a href="settings.html">Settings</a></li></ul></nav></div>` +
+		`<div class="book-body"><div class="body-inner"><div class="page-wrapper" role="main"><div class="page-inner"><div id="book-search-results"><div class="search-noresults">` +
+		`<section class="normal markdown-section"><h1 id="settings">Settings</h1><p>` + prose + `</p><h2 id="file">File</h2><p>` + prose + `</p></section></div>` +
+		`<div class="search-results"><div class="has-results"><h1 class="search-results-title"><span class="search-results-count"></span> results matching "<span class="search-query"></span>"</h1><ul class="search-results-list"></ul></div>` +
+		`<div class="no-results"><h1 class="search-results-title">No results matching "<span class="search-query"></span>"</h1></div></div></div></div></div></div></div></div></body></html>`
+	p := extractPage(t, page, "http://example.com/book/settings.html")
+	if strings.Contains(p.Text, "results matching") {
+		t.Errorf("text holds the search panel (extractor %s):\n%s", p.Extractor, p.Text)
+	}
+	if want := []string{"Settings", "File"}; strings.Join(headingTexts(p), "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q", headingTexts(p), want)
+	}
+}
