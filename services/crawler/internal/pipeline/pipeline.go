@@ -22,6 +22,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/embed"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/htmltext"
 )
 
@@ -273,6 +274,11 @@ func (p *Pipeline) kgDocument(canonicalURL string, doc *store.Document, page *ht
 	for _, l := range page.Links {
 		if len(out.Links) >= p.maxLinks {
 			break
+		}
+		if len(l.URL) > canon.MaxBytes {
+			// No document is stored under such a URL, and kg refuses a whole
+			// document for one link over its limit: the outbox would retry it forever.
+			continue
 		}
 		out.Links = append(out.Links, kgapi.Link{URL: l.URL, Anchor: clip(l.Text, 300)})
 	}
