@@ -379,6 +379,9 @@ func (x *Extractor) cooccurrence(preps []*preparedChunk, sets [][]string, first 
 	} else if len(capped) >= 2 {
 		pairs = Cooccurrence(capped, x.cfg.minSupport, x.cfg.minNPMI)
 	}
+	if x.cfg.maxDocPairs > 0 && len(pairs) > x.cfg.maxDocPairs {
+		pairs = pairs[:x.cfg.maxDocPairs] // sorted: the strongest first
+	}
 	for _, p := range pairs {
 		ev := evidence(p.A, p.B)
 		rels.addCooccur(p, ev)

@@ -159,6 +159,7 @@ type config struct {
 	minSupport         int
 	minNPMI            float64
 	maxCooccur         int
+	maxDocPairs        int
 	maxChunkBytes      int
 	learner            *Learner
 	known              []knownEntry
@@ -205,6 +206,24 @@ func WithCooccurrence(minSupport int, minNPMI float64) Option {
 			return fmt.Errorf("%w: min NPMI %v is outside [-1, 1]", ErrBadOption, minNPMI)
 		}
 		cfg.minSupport, cfg.minNPMI = minSupport, minNPMI
+		return nil
+	}
+}
+
+// DefaultMaxDocumentPairs is the default of WithMaxDocumentPairs.
+const DefaultMaxDocumentPairs = 30000
+
+// WithMaxDocumentPairs bounds the CO_OCCURS relations of one document (default
+// DefaultMaxDocumentPairs; 0: no bound); the pairs with the highest NPMI, then
+// support, are kept. Documents of prose stay far below it (the evaluation corpora: at most a
+// few thousand); an index page naming thousands of entities gave over 200 000
+// pairs, whose evidence alone took tens of seconds to gather.
+func WithMaxDocumentPairs(n int) Option {
+	return func(cfg *config) error {
+		if n < 0 {
+			return fmt.Errorf("%w: max document pairs %d is negative", ErrBadOption, n)
+		}
+		cfg.maxDocPairs = n
 		return nil
 	}
 }
@@ -261,6 +280,7 @@ func New(opts ...Option) (*Extractor, error) {
 		minSupport:         2,
 		minNPMI:            0.1,
 		maxCooccur:         40,
+		maxDocPairs:        DefaultMaxDocumentPairs,
 		maxChunkBytes:      1 << 20,
 	}
 	for _, o := range opts {

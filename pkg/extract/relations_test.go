@@ -3,6 +3,7 @@ package extract
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -166,5 +167,55 @@ func TestDocumentCooccurrence(t *testing.T) {
 	}
 	if want := 1.0 * 2 / 3; math.Abs(found.Confidence-want) > 1e-9 {
 		t.Errorf("co-occurrence confidence: got %v, want %v", found.Confidence, want)
+	}
+}
+
+// TestMaxDocumentPairs: a document with many co-occurring entities keeps its n
+// strongest CO_OCCURS pairs (highest NPMI, then support), the same ones every time;
+// the typed relations are not bounded by it.
+func TestMaxDocumentPairs(t *testing.T) {
+	// Every chunk names the same five databases: 10 pairs, each in every chunk
+	// (NPMI 1); Redis and Kafka share two chunks of four with them… weaker pairs.
+	var chunks []Chunk
+	for i := 0; i < 4; i++ {
+		text := "PostgreSQL, MySQL, SQLite, MariaDB and MongoDB are compared here."
+		if i < 2 {
+			text += " Redis and Kafka are mentioned too."
+		}
+		chunks = append(chunks, Chunk{ID: fmt.Sprintf("c%d", i), Text: text})
+	}
+	doc := Document{ID: "d", Chunks: chunks}
+	cooccurs := func(x *Extractor) []Relation {
+		var out []Relation
+		for _, r := range x.Document(doc).Relations {
+			if r.Type == RelCoOccurs {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	all := cooccurs(newTestExtractor(t))
+	if len(all) < 6 {
+		t.Fatalf("the document gives %d co-occurrences; the test needs at least 6", len(all))
+	}
+	x, err := New(WithMaxDocumentPairs(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cooccurs(x)
+	if len(got) != 5 {
+		t.Fatalf("co-occurrences with WithMaxDocumentPairs(5): got %d, want 5 (of %d)", len(got), len(all))
+	}
+	minKept := math.Inf(1)
+	for _, r := range got {
+		minKept = math.Min(minKept, r.Weight)
+	}
+	for _, r := range all {
+		if r.Weight > minKept+1e-12 && !slices.ContainsFunc(got, func(k Relation) bool { return k.From == r.From && k.To == r.To }) {
+			t.Errorf("dropped %s–%s (NPMI %.3f) but kept one with NPMI %.3f", r.From, r.To, r.Weight, minKept)
+		}
+	}
+	if _, err := New(WithMaxDocumentPairs(-1)); err == nil {
+		t.Error("WithMaxDocumentPairs(-1): want an error")
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -28,6 +29,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/app"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/config"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/outbox"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/regraph"
 )
 
@@ -70,7 +72,7 @@ func run(opt regraph.Options) error {
 	if err != nil {
 		return err
 	}
-	kg := kgapi.NewClient(cfg.KGURL, nil, cfg.KGAPIKey)
+	kg := kgapi.NewClient(cfg.KGURL, &http.Client{Timeout: outbox.DeliverTimeout}, cfg.KGAPIKey)
 
 	rep, err := regraph.Run(ctx, st, parts.Fetcher, parts.Pipe, kg, opt, logger)
 	out, _ := json.MarshalIndent(rep, "", "  ")

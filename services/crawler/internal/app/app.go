@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -73,7 +74,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return eng.Run(gctx) })
 	if cfg.OutboxWorkers > 0 {
-		kg := kgapi.NewClient(cfg.KGURL, nil, cfg.KGAPIKey)
+		kg := kgapi.NewClient(cfg.KGURL, &http.Client{Timeout: outbox.DeliverTimeout}, cfg.KGAPIKey)
 		w := outbox.New(outbox.Config{Owner: eng.Owner() + "-outbox", Workers: cfg.OutboxWorkers, Poll: cfg.OutboxPoll}, st, kg, logger, srv.Registry())
 		g.Go(func() error { return w.Run(gctx) })
 	}

@@ -140,8 +140,14 @@ func (w *Worker) DeliverOnce(ctx context.Context) (delivered, failed int, err er
 	return delivered, failed, nil
 }
 
+// DeliverTimeout bounds one delivery to kg. kg gives the ingest of a large
+// document up to eight times its graph timeout (8 s by default), so the kg client
+// of the outbox must wait that long too: with the kgapi client's default 10 s, a
+// 500-chunk page timed out at every attempt and never reached the graph.
+const DeliverTimeout = 90 * time.Second
+
 func (w *Worker) deliver(ctx context.Context, it store.OutboxItem) bool {
-	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	cctx, cancel := context.WithTimeout(ctx, DeliverTimeout)
 	defer cancel()
 	err := w.send(cctx, it)
 	if err == nil {

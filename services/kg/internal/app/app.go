@@ -52,6 +52,7 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 		extract.WithCooccurrence(cfg.CooccurMinSupport, cfg.CooccurMinNPMI),
 		extract.WithMinConfidence(cfg.MinConfidence),
 		extract.WithMaxChunkBytes(cfg.MaxChunkBytes),
+		extract.WithMaxDocumentPairs(cfg.MaxRelations),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("start extractor: %w", err)
@@ -83,6 +84,7 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 	}
 	svc := entitygraph.New(entitygraph.Limits{
 		MaxChunkBytes: cfg.MaxChunkBytes, MaxChunks: cfg.MaxChunks, MaxLinks: cfg.MaxLinks, MaxQueryBytes: cfg.MaxQueryBytes,
+		MaxRelations: cfg.MaxRelations,
 		GraphTimeout: cfg.GraphTimeout,
 	}, entitygraph.Deps{Extractor: x, Learner: learner, Writer: access, Reader: access, Lookup: access, Logger: logger,
 		Profiles: profiles, ProfileSource: st})

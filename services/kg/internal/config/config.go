@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kgsearch/kgsearch/pkg/envconf"
+	"github.com/kgsearch/kgsearch/pkg/extract"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 )
 
@@ -33,6 +34,7 @@ type Config struct {
 	MaxChunkBytes int   // KG_MAX_CHUNK_BYTES: text of one chunk
 	MaxChunks     int   // KG_MAX_CHUNKS: chunks of one document
 	MaxLinks      int   // KG_MAX_LINKS: outgoing links of one document
+	MaxRelations  int   // KG_MAX_RELATIONS: relations one document writes (the strongest are kept)
 	MaxQueryBytes int   // KG_MAX_QUERY_BYTES: text of a /parse request
 
 	CooccurMinSupport int     // KG_COOCCUR_MIN_SUPPORT: chunks two entities must share
@@ -69,6 +71,7 @@ func Default(stateDir string) Config {
 		MaxChunkBytes:     256 << 10,
 		MaxChunks:         5000,
 		MaxLinks:          5000,
+		MaxRelations:      extract.DefaultMaxDocumentPairs,
 		MaxQueryBytes:     4096,
 		CooccurMinSupport: 2,
 		CooccurMinNPMI:    0.1,
@@ -105,6 +108,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.MaxChunkBytes = r.Int("KG_MAX_CHUNK_BYTES", c.MaxChunkBytes)
 	c.MaxChunks = r.Int("KG_MAX_CHUNKS", c.MaxChunks)
 	c.MaxLinks = r.Int("KG_MAX_LINKS", c.MaxLinks)
+	c.MaxRelations = r.Int("KG_MAX_RELATIONS", c.MaxRelations)
 	c.MaxQueryBytes = r.Int("KG_MAX_QUERY_BYTES", c.MaxQueryBytes)
 	c.CooccurMinSupport = r.Int("KG_COOCCUR_MIN_SUPPORT", c.CooccurMinSupport)
 	c.CooccurMinNPMI = r.Float("KG_COOCCUR_MIN_NPMI", c.CooccurMinNPMI)
@@ -175,6 +179,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxLinks < 0 || c.MaxLinks > 100_000 {
 		bad("KG_MAX_LINKS", "%d is outside 0..100000", c.MaxLinks)
+	}
+	if c.MaxRelations < 1 || c.MaxRelations > 1_000_000 {
+		bad("KG_MAX_RELATIONS", "%d is outside 1..1000000", c.MaxRelations)
 	}
 	if c.MaxQueryBytes < 16 || c.MaxQueryBytes > 1<<20 {
 		bad("KG_MAX_QUERY_BYTES", "%d is outside 16..1048576", c.MaxQueryBytes)

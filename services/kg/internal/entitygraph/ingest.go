@@ -1,10 +1,12 @@
 package entitygraph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,7 +27,9 @@ func (s *Service) Ingest(ctx context.Context, doc kgapi.Document) (kgapi.IngestR
 		s.ingestDocs.WithLabelValues("invalid").Inc()
 		return kgapi.IngestResponse{}, err
 	}
-	ctx, cancel, err := s.graphCtx(ctx)
+	// A large document gets a budget in proportion: an index page of 500 chunks
+	// and thousands of entities took 5 to 20 s to extract and write on two cores.
+	ctx, cancel, err := s.graphCtxScaled(ctx, ingestScale(len(doc.Chunks)))
 	if err != nil {
 		return kgapi.IngestResponse{}, err
 	}
@@ -33,7 +37,12 @@ func (s *Service) Ingest(ctx context.Context, doc kgapi.Document) (kgapi.IngestR
 	res := s.d.Extractor.Document(toExtract(doc))
 	s.changes.Add(1) // the learner has observed the document, whatever the graph says
 	extracted := time.Since(start)
-	up, err := s.d.Writer.UpsertDocument(ctx, toGraph(doc, res))
+	g := toGraph(doc, res)
+	if n := len(g.Relations); s.lim.MaxRelations > 0 && n > s.lim.MaxRelations {
+		g.Relations = strongestRelations(g.Relations, s.lim.MaxRelations)
+		s.d.Logger.Warn("document relations capped", "document", doc.ID, "relations", n, "kept", len(g.Relations), "setting", "KG_MAX_RELATIONS")
+	}
+	up, err := s.d.Writer.UpsertDocument(ctx, g)
 	if err != nil {
 		s.ingestDocs.WithLabelValues("failed").Inc()
 		return kgapi.IngestResponse{}, err
@@ -171,6 +180,25 @@ func toGraph(d kgapi.Document, res extract.Result) graph.Doc {
 	}
 	g.Links = graphLinks(d.Links, res.Links)
 	return g
+}
+
+// strongestRelations keeps the n strongest relations: typed ones (patterns, links)
+// before co-occurrences, then by confidence, support (evidence chunks) and weight,
+// with the ends and type breaking ties, so the same document keeps the same ones.
+func strongestRelations(rels []graph.Relation, n int) []graph.Relation {
+	rank := func(r graph.Relation) int {
+		if r.Source == graph.SourceCooccurrence {
+			return 1
+		}
+		return 0
+	}
+	out := slices.Clone(rels)
+	slices.SortFunc(out, func(a, b graph.Relation) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(b.Confidence, a.Confidence),
+			cmp.Compare(len(b.Evidence), len(a.Evidence)), cmp.Compare(b.Weight, a.Weight),
+			strings.Compare(a.From, b.From), strings.Compare(a.To, b.To), strings.Compare(a.Type, b.Type))
+	})
+	return out[:min(n, len(out))]
 }
 
 // graphEntities keeps the entities with usable ids, names and types, trimming

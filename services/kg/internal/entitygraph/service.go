@@ -41,6 +41,12 @@ type Limits struct {
 	MaxChunkBytes int // text of one chunk
 	MaxChunks     int // chunks of one document
 	MaxLinks      int // links of one document
+	// MaxRelations bounds the relations one document writes (0: no bound): the
+	// strongest are kept. An index page naming thousands of entities gives
+	// hundreds of thousands of co-occurrences, a write that does not fit in
+	// Neo4j's transaction memory or the graph timeout, so the document never
+	// reached the graph.
+	MaxRelations  int
 	MaxQueryBytes int // text of a parse request
 	// GraphTimeout bounds each call's graph work (0: 8s), so a client with a 10 s
 	// timeout hears 503 rather than nothing while Neo4j is unreachable.
@@ -126,6 +132,11 @@ func (s *Service) Changes() int64 { return s.changes.Load() }
 // graphCtx bounds ctx by the graph timeout, or fails with ErrStarting before the
 // schema exists.
 func (s *Service) graphCtx(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	return s.graphCtxScaled(ctx, 1)
+}
+
+// graphCtxScaled is graphCtx with scale times the graph timeout.
+func (s *Service) graphCtxScaled(ctx context.Context, scale int) (context.Context, context.CancelFunc, error) {
 	if !s.ready.Load() {
 		return nil, nil, ErrStarting
 	}
@@ -133,6 +144,19 @@ func (s *Service) graphCtx(ctx context.Context) (context.Context, context.Cancel
 	if d <= 0 {
 		d = 8 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, d)
+	ctx, cancel := context.WithTimeout(ctx, d*time.Duration(max(scale, 1)))
 	return ctx, cancel, nil
+}
+
+// Ingest budgets: one graph timeout per IngestChunksPerTimeout chunks of the
+// document, at most MaxIngestScale timeouts. Clients that ingest large documents
+// (the crawler's outbox) wait at least MaxIngestScale times KG_GRAPH_TIMEOUT.
+const (
+	IngestChunksPerTimeout = 100
+	MaxIngestScale         = 8
+)
+
+// ingestScale is how many graph timeouts the ingest of a document of n chunks gets.
+func ingestScale(n int) int {
+	return min(max(1, (n+IngestChunksPerTimeout-1)/IngestChunksPerTimeout), MaxIngestScale)
 }
