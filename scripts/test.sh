@@ -13,6 +13,9 @@ export KGS_INTEGRATION=1
 echo "== chromium for the browser tests (deploy/local/chromium.sh: the system's, or Debian's unpacked under the state folder)"
 KGS_CHROMIUM=${KGS_CHROMIUM:-$(deploy/local/chromium.sh path)}
 export KGS_CHROMIUM
+echo "== the official TOON conformance fixtures (deploy/local/toonspec.sh: @toon-format/spec 3.3.2 from the npm registry)"
+KGS_TOON_FIXTURES=$(deploy/local/toonspec.sh path)
+export KGS_TOON_FIXTURES
 
 echo "== make lint (gofmt, go vet, golangci-lint; .golangci.yml)"
 "${MAKE:-make}" --no-print-directory lint

@@ -2,6 +2,7 @@ package toon
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,19 +11,42 @@ import (
 	"testing"
 )
 
-// fixtureDir locates the official TOON conformance fixtures: the
-// KGS_TOON_FIXTURES environment variable, or the shared checkout next to
-// the repository.
+// fixtureDir locates the official TOON conformance fixtures (locateFixtures) or
+// fails the test saying how to get them.
 func fixtureDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("KGS_TOON_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures", "toon-spec", "fixtures")
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Fatalf("TOON conformance fixtures not found at %s: check out the spec fixtures there or set KGS_TOON_FIXTURES to the folder holding encode/ and decode/", dir)
+	dir, err := locateFixtures()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return dir
+}
+
+// locateFixtures finds the fixtures: the KGS_TOON_FIXTURES environment variable
+// (make test sets it from deploy/local/toonspec.sh, which fetches them from the
+// npm registry), else the copy that script unpacks under the state folder, else a
+// shared checkout next to the repository.
+func locateFixtures() (string, error) {
+	isDir := func(d string) bool { st, err := os.Stat(d); return err == nil && st.IsDir() }
+	if dir := os.Getenv("KGS_TOON_FIXTURES"); dir != "" {
+		if !isDir(dir) {
+			return "", fmt.Errorf("TOON conformance fixtures not found at KGS_TOON_FIXTURES=%s: it must be the folder holding encode/ and decode/ (deploy/local/toonspec.sh path prints one)", dir)
+		}
+		return dir, nil
+	}
+	state := os.Getenv("KGS_STATE")
+	if state == "" {
+		state = filepath.Join("..", "..", ".state")
+	}
+	for _, d := range []string{
+		filepath.Join(state, "toon-spec", "3.3.2", "package", "tests", "fixtures"),
+		filepath.Join("..", "..", "..", "shared", "fixtures", "toon-spec", "fixtures"),
+	} {
+		if isDir(d) {
+			return d, nil
+		}
+	}
+	return "", errors.New("TOON conformance fixtures not found: run deploy/local/toonspec.sh install (make test does), or set KGS_TOON_FIXTURES to the folder holding encode/ and decode/")
 }
 
 type fixtureFile struct {

@@ -15,9 +15,9 @@ import (
 // fuzzSeeds returns fixture inputs of one category, or nil when the
 // fixtures are absent (TestConformance reports that case).
 func fuzzSeeds(category string) [][]byte {
-	dir := os.Getenv("KGS_TOON_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures", "toon-spec", "fixtures")
+	dir, err := locateFixtures()
+	if err != nil {
+		return nil
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, category, "*.json"))
 	var out [][]byte

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The official TOON conformance fixtures for pkg/toon's TestConformance, from the npm
+# registry: @toon-format/spec 3.3.2 (MIT, the toon-format/spec repository's release of
+# spec 3.3) ships tests/fixtures/{encode,decode}/*.json, byte-identical to the
+# repository's v3.3.2 tag. The tarball is fetched with curl (no npm needed), checked
+# against a pinned sha256 and unpacked under ${KGS_STATE:-<repo>/.state}/toon-spec.
+#
+#   deploy/local/toonspec.sh install   download (cached) and unpack; idempotent
+#   deploy/local/toonspec.sh path      print the fixtures folder (installing if needed)
+#   deploy/local/toonspec.sh env       print `export KGS_TOON_FIXTURES=...`
+#
+# KGS_TOON_FIXTURES, when set to a folder holding encode/ and decode/, is used as is.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+STATE="$(realpath -m "${KGS_STATE:-$REPO/.state}")"
+BASE="$STATE/toon-spec"
+VERSION="3.3.2"
+TARBALL="toon-format-spec-$VERSION.tgz"
+URL="${KGS_NPM_REGISTRY:-https://registry.npmjs.org}/@toon-format/spec/-/spec-$VERSION.tgz"
+SHA256="9f60fdb76bbd6969298bc73c4f0fa247cf2991c6dc21b7f8efd59828425625e9"
+FIXTURES="$BASE/$VERSION/package/tests/fixtures"
+
+die() { echo "toonspec.sh: $*" >&2; exit 1; }
+
+install() {
+	if [[ -d $FIXTURES/encode && -d $FIXTURES/decode ]]; then
+		return 0
+	fi
+	mkdir -p "$BASE"
+	if [[ ! -f $BASE/$TARBALL ]] || ! echo "$SHA256  $BASE/$TARBALL" | sha256sum -c --status; then
+		curl -fsSL --retry 3 -o "$BASE/$TARBALL.part" "$URL" || die "download $URL failed"
+		echo "$SHA256  $BASE/$TARBALL.part" | sha256sum -c --status || die "$URL: sha256 differs from the pinned $SHA256"
+		mv "$BASE/$TARBALL.part" "$BASE/$TARBALL"
+	fi
+	rm -rf "$BASE/$VERSION"
+	mkdir -p "$BASE/$VERSION"
+	tar -xzf "$BASE/$TARBALL" -C "$BASE/$VERSION" package/tests package/LICENSE
+	[[ -d $FIXTURES/encode && -d $FIXTURES/decode ]] || die "no tests/fixtures/{encode,decode} in $TARBALL"
+}
+
+path() {
+	if [[ -n ${KGS_TOON_FIXTURES:-} && -d ${KGS_TOON_FIXTURES}/encode ]]; then
+		echo "$KGS_TOON_FIXTURES"
+		return 0
+	fi
+	install >&2
+	echo "$FIXTURES"
+}
+
+case "${1:-}" in
+install) install ;;
+path) path ;;
+env) echo "export KGS_TOON_FIXTURES=$(path)" ;;
+*)
+	echo "usage: $0 install|path|env" >&2
+	exit 2
+	;;
+esac
