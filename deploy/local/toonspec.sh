@@ -33,7 +33,7 @@ install() {
 		echo "$SHA256  $BASE/$TARBALL.part" | sha256sum -c --status || die "$URL: sha256 differs from the pinned $SHA256"
 		mv "$BASE/$TARBALL.part" "$BASE/$TARBALL"
 	fi
-	rm -rf "$BASE/$VERSION"
+	rm -rf "${BASE:?}/$VERSION"
 	mkdir -p "$BASE/$VERSION"
 	tar -xzf "$BASE/$TARBALL" -C "$BASE/$VERSION" package/tests package/LICENSE
 	[[ -d $FIXTURES/encode && -d $FIXTURES/decode ]] || die "no tests/fixtures/{encode,decode} in $TARBALL"
