@@ -238,10 +238,22 @@ func (s *Server) rateLimit(c *gin.Context) {
 	c.Next()
 }
 
+// BearerToken returns the token of an "Authorization: Bearer <token>" header. The
+// scheme is matched without regard to case and may be followed by several spaces,
+// as RFC 9110 (section 11) allows: clients that send "bearer" were refused before.
+func BearerToken(r *http.Request) (string, bool) {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimLeft(tok, " ")
+	return tok, tok != ""
+}
+
 // keyIndex returns which configured API key the request's bearer token is.
 func (s *Server) keyIndex(r *http.Request) (int, bool) {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || tok == "" {
+	tok, ok := BearerToken(r)
+	if !ok {
 		return 0, false
 	}
 	for i, k := range s.cfg.APIKeys {

@@ -122,6 +122,13 @@ func TestAPIKeys(t *testing.T) {
 		{"write with wrong key", "POST", "/api/v1/echo", "Bearer nope", false, 401},
 		{"write with key as basic", "POST", "/api/v1/echo", "Basic " + key, false, 401},
 		{"write with key", "POST", "/api/v1/echo", "Bearer " + key, false, 200},
+		// RFC 9110 11.1: the scheme is case-insensitive; 1*SP separates it from the token.
+		{"write with key, scheme in lower case", "POST", "/api/v1/echo", "bearer " + key, false, 200},
+		{"write with key, scheme in capitals", "POST", "/api/v1/echo", "BEARER " + key, false, 200},
+		{"write with key after two spaces", "POST", "/api/v1/echo", "Bearer  " + key, false, 200},
+		{"write with the scheme only", "POST", "/api/v1/echo", "Bearer", false, 401},
+		{"write with an empty token", "POST", "/api/v1/echo", "Bearer   ", false, 401},
+		{"write with the key glued to the scheme", "POST", "/api/v1/echo", "Bearer" + key, false, 401},
 		{"public reads, write with key", "POST", "/api/v1/echo", "Bearer " + key, true, 200},
 		{"health needs no key", "GET", "/healthz", "", false, 200},
 	}

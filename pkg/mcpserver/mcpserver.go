@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 )
 
@@ -129,7 +130,7 @@ func RequireKey(keys []string, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		tok, ok := httpserver.BearerToken(r)
 		if ok {
 			for _, k := range keys {
 				if subtle.ConstantTimeCompare([]byte(tok), []byte(k)) == 1 {

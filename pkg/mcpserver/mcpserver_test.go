@@ -375,6 +375,14 @@ func TestHTTPHandlerNeedsTheKey(t *testing.T) {
 	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") == "" {
 		t.Errorf("POST without a key: got %d, want 401 with WWW-Authenticate", resp.StatusCode)
 	}
+	// The scheme is case-insensitive (RFC 9110 11.1), as on the REST API.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "bearer "+key)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode == 401 {
+		t.Errorf(`POST with "bearer <key>": got 401, want the key accepted`)
+	}
 
 	hc := &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}}
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc}, nil)
