@@ -138,14 +138,14 @@ func readCrawlForm(c *gin.Context) (crawlForm, apiclient.CrawlSpec, string, stri
 	if f.MaxDepth != "" {
 		n, err := strconv.Atoi(f.MaxDepth)
 		if err != nil || n < 0 || n > 100 {
-			return f, spec, "max_depth", "Depth is a whole number of links from the start page, 0 or more."
+			return f, spec, "max_depth", "Depth is a whole number of links from the start page, from 0 to 100."
 		}
 		spec.MaxDepth = &n
 	}
 	if f.MaxPages != "" {
 		n, err := strconv.Atoi(f.MaxPages)
 		if err != nil || n < 1 || n > 1_000_000 {
-			return f, spec, "max_pages", "Max pages is a whole number, 1 or more."
+			return f, spec, "max_pages", "Max pages is a whole number from 1 to 1000000 (the crawler may allow fewer: it names its limit)."
 		}
 		spec.MaxPages = n
 	}

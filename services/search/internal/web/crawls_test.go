@@ -172,20 +172,26 @@ func TestCrawlPagesBadInputAndEscaping(t *testing.T) {
 	_, page := get(t, c, r.srv.URL+"/crawls")
 	tok := csrfOf(t, page)
 	tests := []struct {
-		form  url.Values
-		field string
+		form        url.Values
+		field, says string // says: part of the message (the bounds, for a number too large)
 	}{
-		{url.Values{"url": {""}}, "url"},
-		{url.Values{"url": {"http://site.test/"}, "max_pages": {"lots"}}, "max_pages"},
-		{url.Values{"url": {"http://site.test/"}, "max_depth": {"-1"}}, "max_depth"},
-		{url.Values{"url": {"http://10.0.0.1/"}}, "url"}, // refused by the crawler, passed on
+		{url.Values{"url": {""}}, "url", ""},
+		{url.Values{"url": {"http://site.test/"}, "max_pages": {"lots"}}, "max_pages", ""},
+		{url.Values{"url": {"http://site.test/"}, "max_pages": {"999999999"}}, "max_pages", "from 1 to 1000000"},
+		{url.Values{"url": {"http://site.test/"}, "max_depth": {"-1"}}, "max_depth", ""},
+		{url.Values{"url": {"http://site.test/"}, "max_depth": {"101"}}, "max_depth", "from 0 to 100"},
+		{url.Values{"url": {"http://10.0.0.1/"}}, "url", ""}, // refused by the crawler, passed on
 	}
 	for _, tt := range tests {
 		tt.form.Set("csrf", tok)
 		resp, body := post(t, c, r.srv.URL+"/crawls", tt.form)
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "<code>"+tt.field+"</code>") {
-			t.Errorf("%v: %d, want 400 naming %s", tt.form, resp.StatusCode, tt.field)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "<code>"+tt.field+"</code>") || !strings.Contains(body, tt.says) {
+			t.Errorf("%v: %d, want 400 naming %s and saying %q", tt.form, resp.StatusCode, tt.field, tt.says)
 		}
+	}
+	// No page makes the browser ask for /favicon.ico (a 404 in every page's console).
+	if !strings.Contains(page, `<link rel="icon" href="data:,">`) {
+		t.Error(`the layout has no <link rel="icon">: browsers request /favicon.ico, a 404`)
 	}
 	if status, _ := get(t, c, r.srv.URL+"/crawls/not-a-job"); status != http.StatusNotFound {
 		t.Errorf("unknown job: %d, want 404", status)
