@@ -292,3 +292,54 @@ func TestExtractDropsSearchResultsPanel(t *testing.T) {
 		t.Errorf("headings = %q, want %q", headingTexts(p), want)
 	}
 }
+
+// tocFrame returns a table of contents of a whole manual, all links, in a
+// div of its own beside the page (LilyPond's texinfo manuals).
+func tocFrame() string {
+	var toc strings.Builder
+	toc.WriteString(`<div id="tocframe"><p class="toc_uplink"><a href="../index.html">&lt;&lt; Back to the documentation index</a></p><h4 class="toc_header"><a href="index.html">The Gadget Manual v2.4</a></h4><div class="contents"><ul>`)
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&toc, `<li><a href="ch%d.html">%d. Chapter about gadgets, part %d</a><ul>`, i, i, i)
+		for j := 1; j <= 8; j++ {
+			fmt.Fprintf(&toc, `<li><a href="ch%d-%d.html">%d.%d Working with the gadget's part number %d</a></li>`, i, j, i, j, j)
+		}
+		toc.WriteString(`</ul></li>`)
+	}
+	toc.WriteString(`</ul></div></div>`)
+	return toc.String()
+}
+
+// TestExtractShortChapterBesideContentsFrame covers a short chapter page of
+// a manual with its table of contents in a frame of its own: a heading, a
+// sentence and a menu of the chapter's sections in div#main, the whole
+// manual's contents beside it. Readability kept the contents (thousands of
+// bytes of links); the block holding the chapter's heading is the page.
+func TestExtractShortChapterBesideContentsFrame(t *testing.T) {
+	page := `<html><head><title>The Gadget Manual: 5.6 Collisions of parts</title></head><body>` +
+		`<div id="main"><table class="nav_table"><tr><td><a href="ch5-5.html" rel="prev">&lt;</a></td><td><a href="ch5.html" rel="up">Up</a></td><td><a href="ch5-7.html" rel="next">&gt;</a></td></tr></table>` +
+		`<h3 class="section">5.6 Collisions of parts</h3><p>When two parts of the gadget meet, one of them moves.</p>` +
+		`<table class="menu"><tr><td><a href="ch5-6-1.html">5.6.1 Moving parts</a></td></tr><tr><td><a href="ch5-6-2.html">5.6.2 Fixed parts</a></td></tr></table>` +
+		`<div id="footer"><p>Other languages: <a href="de.html">Deutsch</a></p></div></div>` + tocFrame() + `</body></html>`
+	p := extractPage(t, page, "http://example.com/gadget/ch5-6.html")
+	textHas(t, p, "5.6 Collisions of parts", "When two parts of the gadget meet, one of them moves.")
+	if strings.Contains(p.Text, "Working with the gadget") || strings.Contains(p.Text, "Back to the documentation index") {
+		t.Errorf("text holds the contents frame (extractor %s):\n%s", p.Extractor, p.Text)
+	}
+}
+
+// TestExtractCategoryPageKeepsCards covers a category page (Docusaurus's):
+// a heading and a sentence in a header, then cards, each a link holding a
+// title and a description, in the same article. The cards are the page's
+// content, not a table of contents beside it.
+func TestExtractCategoryPageKeepsCards(t *testing.T) {
+	var cards strings.Builder
+	for i, name := range []string{"Create a page", "Create a document", "Create a post", "Deploy the site"} {
+		fmt.Fprintf(&cards, `<article class="col"><a class="card" href="/docs/basics/step-%d"><h2 class="cardTitle">%s</h2><p class="cardDescription">How to %s with the gadget, step by step.</p></a></article>`, i, name, strings.ToLower(name))
+	}
+	page := `<html><head><title>Basics | Gadget</title></head><body><nav class="navbar"><a href="/">Gadget</a> <a href="/docs">Docs</a></nav>` +
+		`<div class="main-wrapper"><aside class="sidebar"><ul><li><a href="/docs/intro">Intro</a></li><li><a href="/docs/basics">Basics</a></li></ul></aside>` +
+		`<main><div class="container"><article><header><h1>Basics</h1><p>Five minutes to learn the most important concepts.</p></header>` +
+		`<section class="row">` + cards.String() + `</section></article></div></main></div>` + tocFrame() + `</body></html>`
+	p := extractPage(t, page, "http://example.com/docs/category/basics/")
+	textHas(t, p, "Five minutes to learn", "How to create a document with the gadget", "Deploy the site")
+}

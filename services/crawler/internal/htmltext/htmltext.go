@@ -153,7 +153,7 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 	p.Published, p.Modified = m.published, m.modified
 	p.Language = m.lang
 
-	content, extractor := mainContent(doc, pageURL)
+	content, extractor := mainContent(doc, pageURL, m.title)
 	rd := newRenderer()
 	rd.spaceInline = extractor == ExtractorTrafilatura
 	if extractor == ExtractorReadability || extractor == ExtractorContainer || extractor == ExtractorTrafilatura {
@@ -185,9 +185,9 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 	return p, nil
 }
 
-// mainContent returns the node holding the main content and the name of the
-// method that found it.
-func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
+// mainContent returns the node holding the main content of doc, whose title
+// is title, and the name of the method that found it.
+func mainContent(doc *html.Node, pageURL *url.URL, title string) (*html.Node, string) {
 	// Text in navigation, banners and footers does not count: a short
 	// page whose other text is its navigation bars is no reason to try
 	// trafilatura, which takes them along.
@@ -220,6 +220,7 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 		// paragraph into that paragraph, class and all gone, so pruning
 		// its result no longer finds the footer.
 		rdoc = readabilityInput(doc)
+		pruneLinkFrames(rdoc, title)
 	}
 	dropSelfLinksBesideHeadings(rdoc) // a clone
 	restore := hideHeadingIDs(rdoc)
@@ -272,6 +273,7 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 			}
 			return isBoilerplate(n)
 		})
+		pruneLinkFrames(page, title)
 		res, err := trafilatura.ExtractDocument(page, trafilatura.Options{
 			OriginalURL:     pageURL,
 			Focus:           trafilatura.FavorRecall,
@@ -290,6 +292,39 @@ func mainContent(doc *html.Node, pageURL *url.URL) (*html.Node, string) {
 	return best, bestName
 }
 
+// minFrameLinkShare is the least part of its text in links for a block of
+// the body to be a navigation frame (see pruneLinkFrames).
+const minFrameLinkShare = 0.8
+
+// pruneLinkFrames removes from doc (a clone) the children of the body that
+// are lists of links beside the block holding the page's title heading
+// (see titleHeading): a table of contents in a frame of its own (LilyPond's
+// texinfo manuals put the whole manual's beside each page), which
+// readability and trafilatura take for the text of a short page. It does
+// nothing when the title heading is itself a child of the body (a directory
+// listing: an h1 and a list of links, both children of the body).
+func pruneLinkFrames(doc *html.Node, title string) {
+	body := findFirst(doc, atom.Body)
+	h := titleHeading(doc, title)
+	if body == nil || h == nil {
+		return
+	}
+	block := h
+	for block.Parent != nil && block.Parent != body {
+		block = block.Parent
+	}
+	if block.Parent != body || block == h {
+		return
+	}
+	for c := body.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c != block && c.Type == html.ElementNode && textLen(c) > 0 && linkShare(c) >= minFrameLinkShare {
+			body.RemoveChild(c)
+		}
+		c = next
+	}
+}
+
 // containerOver returns the content container below root (root too when
 // keepRoot) when it is the page's content rather than best, readability's
 // result of bestLen bytes, and nil otherwise: readability kept too little of
@@ -299,18 +334,22 @@ func containerOver(best *html.Node, bestLen int, root *html.Node, keepRoot bool)
 	if c == nil {
 		return nil
 	}
-	bestText := collapse(textOf(best))
 	if bestLen < need || missesLead(best, c) {
-		return holdingContainer(c, root, keepRoot, bestText)
+		return holdingContainer(c, root, keepRoot, collapse(textOf(best)))
 	}
-	if !sharesText(collapse(textOf(c)), bestText) {
-		// Readability's choice lies outside the core, which holds nearly
-		// all the prose: a table of contents beside a page whose text is
-		// a table (the contents frame of LilyPond's texinfo manuals).
+	if linkShare(best) >= minListLinkShare && !sharesText(collapse(textOf(c)), collapse(textOf(best))) {
+		// Readability chose a list of links outside the core, which
+		// holds nearly all the prose: a table of contents beside a page
+		// whose text is a table (the contents frame of LilyPond's
+		// texinfo manuals).
 		return pruneContainer(dom.Clone(c, true))
 	}
 	return nil
 }
+
+// minListLinkShare is the least part of its text in links for readability's
+// result to be a list of links.
+const minListLinkShare = 0.5
 
 // holdingContainer returns a pruned clone of the content container c, or of
 // its nearest ancestor below root (root too when keepRoot), that holds
