@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -185,8 +186,8 @@ func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.Sessio
 	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.database})
 }
 
-// classify marks connectivity and authentication failures with ErrUnavailable so that
-// callers can answer 503.
+// classify marks connectivity and authentication failures, and Neo4j's transient
+// errors, with ErrUnavailable so that callers can answer 503.
 func classify(err error) error {
 	if err == nil {
 		return nil
@@ -212,7 +213,9 @@ func classify(err error) error {
 	case errors.As(err, &conn), errors.As(err, &op):
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	case errors.As(err, &ne) && (ne.IsAuthenticationFailed() ||
-		ne.Code == "Neo.TransientError.General.DatabaseUnavailable" ||
+		// Transient errors (database unavailable, out of transaction memory, locks)
+		// say the server cannot do it now: retry later (503), not a bug (500).
+		strings.HasPrefix(ne.Code, "Neo.TransientError.") ||
 		ne.Code == "Neo.ClientError.Security.AuthenticationRateLimit"):
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}

@@ -17,7 +17,8 @@ var (
 	ErrInvalid = errors.New("invalid input")
 	// ErrNoSchema: EnsureSchema has not been run against this database.
 	ErrNoSchema = errors.New("graph schema not initialised: call EnsureSchema first")
-	// ErrUnavailable: Neo4j cannot be reached (connection refused, timeout, auth).
+	// ErrUnavailable: Neo4j cannot be reached (connection refused, timeout, auth) or
+	// cannot do the work now (its transient errors: out of transaction memory, locks).
 	ErrUnavailable = errors.New("neo4j unavailable")
 )
 
