@@ -343,3 +343,27 @@ func TestExtractCategoryPageKeepsCards(t *testing.T) {
 	p := extractPage(t, page, "http://example.com/docs/category/basics/")
 	textHas(t, p, "Five minutes to learn", "How to create a document with the gadget", "Deploy the site")
 }
+
+// TestExtractFlatPageKeepsHeadings covers a page whose content lies flat in
+// the body (pod2html): headings, paragraphs, code and one long definition
+// list, all children of body. Readability picks the list and keeps the
+// paragraphs beside it, but not the headings between them.
+func TestExtractFlatPageKeepsHeadings(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>gadgetfunc</title></head><body><ul id="index"><li><a href="#NAME">NAME</a></li><li><a href="#DESCRIPTION">DESCRIPTION</a></li></ul>`)
+	b.WriteString(`<h1 id="NAME">NAME</h1><p>gadgetfunc - the gadget's built-in functions</p><h1 id="DESCRIPTION">DESCRIPTION</h1>`)
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&b, `<h2 id="Part-%d">Functions of part %d</h2><p>The functions of part %d take a gadget and return a new one; none of them changes the gadget it is given, so a caller may keep the old one.</p><pre>    gadget_part%d($g);</pre>`, i, i, i, i)
+	}
+	b.WriteString(`<h2 id="Alphabetical">Alphabetical listing</h2><dl>`)
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, `<dt id="fn%d">fn%d EXPR</dt><dd><p>Function number %d turns the gadget's dial by one step, then returns the dial's new position, or undef when the dial is at its end.</p></dd>`, i, i, i)
+	}
+	b.WriteString(`</dl></body></html>`)
+	p := extractPage(t, b.String(), "http://example.com/pod/gadgetfunc.html")
+	want := []string{"NAME", "DESCRIPTION", "Functions of part 1", "Functions of part 2", "Functions of part 3", "Alphabetical listing"}
+	if got := headingTexts(p); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("headings = %q, want %q (extractor %s)", got, want, p.Extractor)
+	}
+	textHas(t, p, "gadget_part2($g);", "Function number 30 turns")
+}

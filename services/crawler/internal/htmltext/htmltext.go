@@ -251,6 +251,12 @@ func mainContent(doc *html.Node, pageURL *url.URL, title string) (*html.Node, st
 		if c := containerOver(best, bestLen, root, keepRoot); c != nil {
 			return c, ExtractorContainer
 		}
+		if lostHeadings(best, bestLen, root) {
+			// The content lies flat in the root (pod2html writes body >
+			// h1, p, pre, dl): readability keeps the paragraphs around
+			// its pick and drops the headings between them.
+			return pruneContainer(dom.Clone(root, true)), ExtractorContainer
+		}
 	}
 	if bestLen < minMainText && visible > 2*bestLen {
 		// Readability found little on a page with much more text. A page
@@ -345,6 +351,41 @@ func containerOver(best *html.Node, bestLen int, root *html.Node, keepRoot bool)
 		return pruneContainer(dom.Clone(c, true))
 	}
 	return nil
+}
+
+// minFlatHeadings is the least number of headings a page must have for
+// lostHeadings to compare.
+const minFlatHeadings = 4
+
+// lostHeadings reports whether best, readability's result of bestLen bytes,
+// holds most of the text of root outside boilerplate (at least
+// containerShare) but under half of its headings.
+func lostHeadings(best *html.Node, bestLen int, root *html.Node) bool {
+	inBest := countHeadings(best, nil)
+	// Counting every heading first is cheap; most pages stop here.
+	if all := countHeadings(root, nil); all < minFlatHeadings || all <= 2*inBest {
+		return false
+	}
+	inRoot := countHeadings(root, passedOver)
+	return inRoot >= minFlatHeadings && 2*inBest < inRoot &&
+		float64(bestLen) >= containerShare*float64(contentTextLen(root))
+}
+
+// countHeadings counts the h1–h6 elements below n, not looking inside the
+// elements skip (nil: none) reports true for.
+func countHeadings(n *html.Node, skip func(*html.Node) bool) int {
+	count := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || (skip != nil && skip(c)) {
+			continue
+		}
+		if headingLevel(tagOf(c)) > 0 {
+			count++
+			continue
+		}
+		count += countHeadings(c, skip)
+	}
+	return count
 }
 
 // minListLinkShare is the least part of its text in links for readability's
