@@ -63,6 +63,27 @@ func (p *Pipeline) completeBM25(ctx context.Context, s *search) {
 	}
 }
 
+// errLookupCap marks the documents hydrateChunks left unread to keep a query from
+// stalling on a cold document table: a limit this process sets, not a store failure.
+var errLookupCap = errors.New("document lookups capped")
+
+// storeFailed reports whether a hydration error holds a failure of the store itself
+// (anything but errLookupCap).
+func storeFailed(err error) bool {
+	if err == nil {
+		return false
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if storeFailed(e) {
+				return true
+			}
+		}
+		return false
+	}
+	return !errors.Is(err, errLookupCap)
+}
+
 // hydrateChunks reads the text, offsets and embedding of the candidates (one
 // ChunksByIDs call; the vector retriever returns ids only) and the document metadata
 // of every candidate. Candidates whose chunk no longer exists stay unhydrated and are dropped.
@@ -119,7 +140,7 @@ func (p *Pipeline) hydrateChunks(ctx context.Context, cands map[string]*cand, or
 		got := map[string]indexer.Doc{}
 		for i, id := range ids {
 			if i >= 64 { // the indexer's table knows nearly all; do not let a cold table stall a query
-				errs = append(errs, fmt.Errorf("%d documents not looked up", len(ids)-i))
+				errs = append(errs, fmt.Errorf("%w: %d documents not looked up", errLookupCap, len(ids)-i))
 				break
 			}
 			d, err := p.st.GetDocument(ctx, id)

@@ -333,6 +333,47 @@ func TestAllRetrieversDown(t *testing.T) {
 	}
 }
 
+// TestStoreDown: with the store (MariaDB) unreachable the retrievers that do not
+// need it still find candidates, but their text cannot be read. With none of it
+// there is nothing to show: an UnavailableError naming the store (the API's 503),
+// not an empty answer. With part of it cached, the answer shows what could be read
+// and reports the store degraded.
+func TestStoreDown(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	e.Add(t, corpus()...)
+	req := pipeline.Request{Query: "PostgreSQL replication", K: 5, Expand: true}
+	warm := search(t, e, req) // reads every candidate's text through the chunk cache
+	if len(warm.Results) == 0 || len(warm.Degraded) != 0 {
+		t.Fatalf("before the outage: results %v, degraded %v", urls(warm), warm.Degraded)
+	}
+	replication := "https://docs.example.org/postgres/replication"
+	if !slices.Contains(urls(warm), replication) {
+		t.Fatalf("before the outage: %v, want %s among the results", urls(warm), replication)
+	}
+	e.Chunks.Forget(store.DocumentID(replication)) // its text must come from the store now
+	if err := e.Store.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	part := search(t, e, req)
+	if !slices.Contains(part.Degraded, "store") {
+		t.Errorf("part cached: degraded %v, want store among them", part.Degraded)
+	}
+	if len(part.Results) == 0 || slices.Contains(urls(part), replication) {
+		t.Errorf("part cached: results %v, want the cached pages and not %s", urls(part), replication)
+	}
+
+	e.Chunks.Clear()
+	_, err := e.Pipeline.Search(context.Background(), req)
+	var ue *pipeline.UnavailableError
+	if !errors.As(err, &ue) || !errors.Is(err, pipeline.ErrUnavailable) {
+		t.Fatalf("nothing cached: got %v, want an *UnavailableError", err)
+	}
+	if ue.Reasons["store"] == "" || !strings.Contains(ue.Error(), "store") {
+		t.Errorf("nothing cached: reasons %v (%q), want one for the store", ue.Reasons, ue.Error())
+	}
+}
+
 func TestFilters(t *testing.T) {
 	e := searchtest.New(t, searchtest.Options{})
 	e.Add(t, corpus()...)

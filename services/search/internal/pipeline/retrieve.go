@@ -243,6 +243,17 @@ func (p *Pipeline) checkAvailable(ctx context.Context, s *search) error {
 			degraded = append(degraded, expansionName)
 		}
 	}
+	// The candidates' text comes from the store (hydrate): when reading it failed, the
+	// answer lacks what could not be read, and without any of it there is nothing to
+	// show, which is an outage, not an empty answer.
+	storeDown := false
+	if storeFailed(s.hydrateErr) {
+		if hydratedAny(s) {
+			degraded = append(degraded, storeName)
+		} else {
+			storeDown, working = true, 0
+		}
+	}
 	s.resp.Degraded = degraded
 	for _, d := range degraded {
 		p.degradedInc(d)
@@ -259,7 +270,24 @@ func (p *Pipeline) checkAvailable(ctx context.Context, s *search) error {
 			ue.Reasons[ranker.Signal(sig).String()] = reason(err)
 		}
 	}
+	if storeDown {
+		ue.Reasons[storeName] = reason(s.hydrateErr)
+	}
 	return ue
+}
+
+// storeName names the document store (MariaDB) in degraded and in an
+// UnavailableError's reasons: the candidates' text and metadata are read from it.
+const storeName = "store"
+
+// hydratedAny reports whether any candidate has its text, so it can be shown.
+func hydratedAny(s *search) bool {
+	for _, id := range s.order {
+		if s.cands[id].hydrated {
+			return true
+		}
+	}
+	return false
 }
 
 // bm25Text is the BM25 query: the normalised query plus each entity's canonical name

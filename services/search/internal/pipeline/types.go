@@ -84,17 +84,22 @@ const (
 // which the shared error mapper answers with a 400 naming the field.
 type FieldError = fielderr.Error
 
-// ErrUnavailable means every retriever failed: nothing can be answered.
+// ErrUnavailable means nothing can be answered: every retriever failed, or the
+// store holding the candidates' text could not be read.
 var ErrUnavailable = errors.New("no retriever is available")
 
-// UnavailableError lists why each retriever failed.
+// UnavailableError lists why each retriever failed, and "store" when the candidates
+// were found but their text could not be read.
 type UnavailableError struct {
-	Reasons map[string]string // retriever → short reason
+	Reasons map[string]string // retriever or "store" → short reason
 }
 
 func (e *UnavailableError) Error() string {
 	msg := "every retriever failed:"
-	for _, s := range []string{"vector", "graph", "bm25"} {
+	if _, ok := e.Reasons[storeName]; ok {
+		msg = "the document store could not be read:"
+	}
+	for _, s := range []string{"vector", "graph", "bm25", storeName} {
 		if r, ok := e.Reasons[s]; ok {
 			msg += " " + s + ": " + r + ";"
 		}

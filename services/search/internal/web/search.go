@@ -204,7 +204,7 @@ func searchFailure(err error) (int, string, string) {
 	case errors.As(err, &fe):
 		return http.StatusBadRequest, fe.Reason, fe.Field
 	case errors.As(err, &ue):
-		return http.StatusServiceUnavailable, "No retriever could answer this search right now (" + ue.Error() + "). Try again in a moment.", ""
+		return http.StatusServiceUnavailable, "This search cannot be answered right now (" + ue.Error() + "). Try again in a moment.", ""
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable, "The search ran out of time. Try again in a moment.", ""
 	}

@@ -233,7 +233,7 @@ func TestSearchPageBadInput(t *testing.T) {
 		}
 	}
 	r.search.err = &pipeline.UnavailableError{Reasons: map[string]string{"vector": "down"}}
-	if status, body := get(t, c, r.srv.URL+"/?q=x"); status != http.StatusServiceUnavailable || !strings.Contains(body, "No retriever") {
+	if status, body := get(t, c, r.srv.URL+"/?q=x"); status != http.StatusServiceUnavailable || !strings.Contains(body, "cannot be answered right now") || !strings.Contains(body, "vector: down") {
 		t.Errorf("all retrievers down: %d", status)
 	}
 }
