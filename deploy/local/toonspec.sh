@@ -6,7 +6,10 @@
 # against a pinned sha256 and unpacked under ${KGS_STATE:-<repo>/.state}/toon-spec.
 #
 #   deploy/local/toonspec.sh install   download (cached) and unpack; idempotent
-#   deploy/local/toonspec.sh path      print the fixtures folder (installing if needed)
+#   deploy/local/toonspec.sh path      print the fixtures folder: KGS_TOON_FIXTURES, else
+#                                      the shared checkout beside the repository
+#                                      (../shared/fixtures/toon-spec/fixtures), else the
+#                                      download (installing it if needed)
 #   deploy/local/toonspec.sh env       print `export KGS_TOON_FIXTURES=...`
 #
 # KGS_TOON_FIXTURES, when set to a folder holding encode/ and decode/, is used as is.
@@ -20,6 +23,7 @@ TARBALL="toon-format-spec-$VERSION.tgz"
 URL="${KGS_NPM_REGISTRY:-https://registry.npmjs.org}/@toon-format/spec/-/spec-$VERSION.tgz"
 SHA256="9f60fdb76bbd6969298bc73c4f0fa247cf2991c6dc21b7f8efd59828425625e9"
 FIXTURES="$BASE/$VERSION/package/tests/fixtures"
+SHARED="$REPO/../shared/fixtures/toon-spec/fixtures"
 
 die() { echo "toonspec.sh: $*" >&2; exit 1; }
 
@@ -42,6 +46,12 @@ install() {
 path() {
 	if [[ -n ${KGS_TOON_FIXTURES:-} && -d ${KGS_TOON_FIXTURES}/encode ]]; then
 		echo "$KGS_TOON_FIXTURES"
+		return 0
+	fi
+	# The project's shared checkout beside the repository holds the same fixtures
+	# (byte-identical); read there, nothing is downloaded.
+	if [[ -d $SHARED/encode && -d $SHARED/decode ]]; then
+		realpath "$SHARED"
 		return 0
 	fi
 	install >&2
