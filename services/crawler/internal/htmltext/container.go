@@ -102,12 +102,14 @@ func holdsEnough(c, total textStats) bool {
 const minBesideProse = 1000
 
 // dominantChild returns the child of n holding at least need bytes of prose
-// (nil when there is none) and whether its siblings are content too: they
-// hold a heading outside links and are not mostly link text (a title and
-// introduction, not a site header or a related-links list).
+// (nil when there is none) and whether its siblings are content too: they,
+// or one of them, hold a heading outside links and are not mostly link text
+// (a title and introduction, not a site header or a related-links list; a
+// group of members beside an index of links to them, TypeDoc's).
 func dominantChild(n *html.Node, need int, stats map[*html.Node]textStats) (*html.Node, bool) {
 	var found *html.Node
 	var rest textStats
+	one := false
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode {
 			continue
@@ -120,8 +122,9 @@ func dominantChild(n *html.Node, need int, stats map[*html.Node]textStats) (*htm
 		rest.prose += cs.prose
 		rest.all += cs.all
 		rest.head += cs.head
+		one = one || cs.head > 0 && 3*cs.prose > cs.all
 	}
-	return found, rest.head > 0 && 3*rest.prose > rest.all
+	return found, one || rest.head > 0 && 3*rest.prose > rest.all
 }
 
 // measureText fills stats for every element below n (inclusive) and returns

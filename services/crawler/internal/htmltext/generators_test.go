@@ -367,3 +367,40 @@ func TestExtractFlatPageKeepsHeadings(t *testing.T) {
 	}
 	textHas(t, p, "gadget_part2($g);", "Function number 30 turns")
 }
+
+// TestExtractClassPageKeepsSmallMemberGroups covers an API class page
+// (TypeDoc's): a title, an index of links to every member, then one group
+// per kind of member, each under its heading; the methods outweigh the
+// rest. The content core is the methods group, and the index of links
+// beside it made its siblings look like a link list, so the constructor and
+// the properties were dropped.
+func TestExtractClassPageKeepsSmallMemberGroups(t *testing.T) {
+	var index, methods strings.Builder
+	for i := 1; i <= 14; i++ {
+		fmt.Fprintf(&index, `<a href="#method%d">formatTheGadgetHelpMethodNumber%d</a> `, i, i)
+		fmt.Fprintf(&methods, `<section class="member"><h3 id="method%d">method%d</h3><div class="signature">method%d(gadget: Gadget, width: number): string</div><p>Formats part %d of the gadget's help text to the given width, wrapping long lines at spaces.</p><h4>Returns string</h4></section>`, i, i, i, i)
+	}
+	page := `<html><head><title>Formatter | gadget</title></head><body><header class="toolbar"><a href="../index.html">gadget</a></header>` +
+		`<div class="container"><div class="col-content"><div class="page-title"><h1>Class Formatter</h1></div>` +
+		`<section class="index-group"><details class="index-content" open><summary><h5>Index</h5></summary><div>` + index.String() + `</div></details></section>` +
+		`<details class="member-group" open><summary><h2>Constructors</h2></summary><section class="member"><h3 id="constructor">constructor</h3><div class="signature">new Formatter(): Formatter</div></section></details>` +
+		`<details class="member-group" open><summary><h2>Properties</h2></summary><section class="member"><h3 id="helpwidth">helpWidth</h3><div class="signature">helpWidth?: number</div></section>` +
+		`<section class="member"><h3 id="sortoptions">sortOptions</h3><div class="signature">sortOptions: boolean</div></section></details>` +
+		`<details class="member-group" open><summary><h2>Methods</h2></summary>` + methods.String() + `</details></div>` +
+		`<div class="col-sidebar"><nav><a href="../modules.html">gadget</a></nav></div></div></body></html>`
+	p := extractPage(t, page, "http://example.com/gadget/classes/Formatter.html")
+	textHas(t, p, "new Formatter(): Formatter", "helpWidth?: number", "sortOptions: boolean", "method14(gadget: Gadget, width: number): string")
+	// The content container holds every group, not the methods alone
+	// (readability keeps the methods only on TypeDoc's real pages).
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := contentContainer(findFirst(doc, atom.Body), false)
+	if c == nil {
+		t.Fatal("contentContainer = nil")
+	}
+	if text := collapse(textOf(c)); !strings.Contains(text, "new Formatter(): Formatter") || !strings.Contains(text, "helpWidth?: number") {
+		t.Errorf("content container <%s class=%q> lacks the constructor or the properties", c.Data, attr(c, "class"))
+	}
+}
