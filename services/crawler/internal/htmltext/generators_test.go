@@ -404,3 +404,29 @@ func TestExtractClassPageKeepsSmallMemberGroups(t *testing.T) {
 		t.Errorf("content container <%s class=%q> lacks the constructor or the properties", c.Data, attr(c, "class"))
 	}
 }
+
+// TestRendererDropsRepeatedText covers trafilatura's habit of adding a
+// short page's whole text once more as one paragraph.
+func TestRendererDropsRepeatedText(t *testing.T) {
+	for _, tc := range []struct {
+		html, want string
+	}{
+		{`<h3>8. Issues</h3><p>This chapter deals with defects and requests.</p><p>8. Issues This chapter deals with defects and requests.</p>`,
+			"8. Issues\n\nThis chapter deals with defects and requests."},
+		{`<h3>Steps</h3><ul><li>Open the lid.</li><li>Turn the dial.</li></ul><p>Steps Open the lid. Turn the dial.</p>`,
+			"Steps\n\n- Open the lid.\n- Turn the dial."},
+		{`<h3>Echo</h3><p>Say it.</p><p>Say it again.</p>`, "Echo\n\nSay it.\n\nSay it again."},
+	} {
+		doc, err := html.Parse(strings.NewReader("<html><body>" + tc.html + "</body></html>"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRenderer()
+		r.render(findFirst(doc, atom.Body))
+		var p Page
+		r.finish(&p)
+		if p.Text != tc.want {
+			t.Errorf("text of %s = %q, want %q", tc.html, p.Text, tc.want)
+		}
+	}
+}

@@ -392,6 +392,7 @@ func (r *renderer) addCodeText(s string) {
 // finish joins the blocks into p.Text and fills Headings, Sections and Code.
 func (r *renderer) finish(p *Page) {
 	r.flush()
+	r.dropRepeatedText()
 	var sb strings.Builder
 	var stack []Heading // open headings, outermost first
 	sectionStart := 0
@@ -430,6 +431,34 @@ func (r *renderer) finish(p *Page) {
 	}
 	p.Code = r.code
 }
+
+// dropRepeatedText drops a last paragraph that repeats all the text before
+// it (two blocks or more), spaces aside: trafilatura adds a short page's
+// whole text once more as one paragraph ("8. Issues This chapter deals
+// with …" after the heading and the sentence).
+func (r *renderer) dropRepeatedText() {
+	n := len(r.blocks)
+	if n < 3 || r.blocks[n-1].kind != kindPara {
+		return
+	}
+	last := strings.Join(strings.Fields(r.blocks[n-1].text), "")
+	if len(last) > maxRepeatedText {
+		return
+	}
+	var before strings.Builder
+	for _, b := range r.blocks[:n-1] {
+		for _, f := range strings.Fields(strings.TrimPrefix(b.text, "- ")) {
+			before.WriteString(f)
+		}
+	}
+	if before.String() == last {
+		r.blocks = r.blocks[:n-1]
+	}
+}
+
+// maxRepeatedText is the longest repeated text (non-space bytes) that
+// dropRepeatedText looks at: trafilatura repeats only short pages.
+const maxRepeatedText = 2000
 
 // collapse trims s and turns every whitespace run into one space.
 func collapse(s string) string {
