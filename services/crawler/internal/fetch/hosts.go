@@ -14,6 +14,11 @@ type hostLimiter struct {
 
 	mu    sync.Mutex
 	hosts map[string]*hostState
+
+	// now and wait are the clock: time.Now and sleepCtx, replaced in tests so the
+	// spacing of request starts is checked without timing real requests.
+	now  func() time.Time
+	wait func(ctx context.Context, d time.Duration) error
 }
 
 type hostState struct {
@@ -23,7 +28,7 @@ type hostState struct {
 }
 
 func newHostLimiter(parallel int, delay time.Duration) *hostLimiter {
-	return &hostLimiter{parallel: parallel, delay: delay, hosts: map[string]*hostState{}}
+	return &hostLimiter{parallel: parallel, delay: delay, hosts: map[string]*hostState{}, now: time.Now, wait: sleepCtx}
 }
 
 func (l *hostLimiter) state(host string) *hostState {
@@ -54,7 +59,7 @@ func (l *hostLimiter) acquire(ctx context.Context, host string) (release func(),
 		return nil, ctx.Err()
 	}
 	l.mu.Lock()
-	now := time.Now()
+	now := l.now()
 	start := now
 	if h.next.After(now) {
 		start = h.next
@@ -62,7 +67,7 @@ func (l *hostLimiter) acquire(ctx context.Context, host string) (release func(),
 	gap := max(l.delay, h.delay)
 	h.next = start.Add(gap)
 	l.mu.Unlock()
-	if err := sleepCtx(ctx, time.Until(start)); err != nil {
+	if err := l.wait(ctx, start.Sub(now)); err != nil {
 		<-h.slots
 		return nil, err
 	}
