@@ -86,15 +86,23 @@ func start(t testing.TB, cfg config.Config, wantReady bool) *service {
 	return s
 }
 
-// nodeCounts counts, straight from Neo4j, the nodes a test created.
-func nodeCounts(t *testing.T, uri, user, password, prefix string, entityIDs []string) (docs, chunks, entities int64) {
+// neo4jDriver opens a driver on the test server, closed when the test ends: the
+// tests read what kg wrote straight from Neo4j.
+func neo4jDriver(t testing.TB, uri, user, password string) neo4j.DriverWithContext {
 	t.Helper()
-	ctx := context.Background()
 	drv, err := neo4j.NewDriverWithContext(uri, neo4j.BasicAuth(user, password, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer drv.Close(ctx)
+	t.Cleanup(func() { _ = drv.Close(context.Background()) })
+	return drv
+}
+
+// nodeCounts counts, straight from Neo4j, the nodes a test created.
+func nodeCounts(t *testing.T, uri, user, password, prefix string, entityIDs []string) (docs, chunks, entities int64) {
+	t.Helper()
+	ctx := context.Background()
+	drv := neo4jDriver(t, uri, user, password)
 	res, err := neo4j.ExecuteQuery(ctx, drv, `
 		CALL () { MATCH (d:Document) WHERE d.id STARTS WITH $p RETURN count(d) AS docs }
 		CALL () { MATCH (c:Chunk) WHERE c.id STARTS WITH $p RETURN count(c) AS chunks }

@@ -74,11 +74,7 @@ func TestRelationsCapped(t *testing.T) {
 func relationCounts(t *testing.T, uri, user, password, doc string) (n, cooccur int64) {
 	t.Helper()
 	ctx := context.Background()
-	drv, err := neo4j.NewDriverWithContext(uri, neo4j.BasicAuth(user, password, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer drv.Close(ctx)
+	drv := neo4jDriver(t, uri, user, password)
 	res, err := neo4j.ExecuteQuery(ctx, drv, `
 		MATCH ()-[r:RELATED]->() WHERE r.doc = $id
 		RETURN count(r) AS n, sum(CASE WHEN r.source = $co THEN 1 ELSE 0 END) AS co`,
