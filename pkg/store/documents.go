@@ -72,9 +72,12 @@ const (
 	OutboxDelete = "delete"
 )
 
+// MaxURLBytes is the longest document URL (the documents.url column): the crawler
+// refuses to queue a longer one (services/crawler/internal/canon).
+const MaxURLBytes = 2048
+
 // Limits on document fields (columns are sized to them).
 const (
-	maxURLLen     = 2048
 	maxDomainLen  = 253
 	maxTags       = 64
 	maxTagLen     = 128
@@ -117,8 +120,8 @@ func (s *Store) prepareDocument(doc *Document, chunks []Chunk, m Model) error {
 	if doc.URL == "" {
 		return invalid("document URL", "empty")
 	}
-	if len(doc.URL) > maxURLLen {
-		return invalid("document URL", "%d bytes, longer than %d", len(doc.URL), maxURLLen)
+	if len(doc.URL) > MaxURLBytes {
+		return invalid("document URL", "%d bytes, longer than %d", len(doc.URL), MaxURLBytes)
 	}
 	u, err := url.Parse(doc.URL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {

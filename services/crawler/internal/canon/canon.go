@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kgsearch/kgsearch/pkg/store"
 )
 
 // Errors returned by Canonicalize, wrapped with the offending URL.
@@ -21,9 +23,9 @@ var (
 	ErrTooLong = errors.New("URL too long")
 )
 
-// MaxBytes is the longest canonical URL: the length of the documents.url column
-// (pkg/store), so that every URL the crawler queues can be stored as a document.
-const MaxBytes = 2048
+// MaxBytes is the longest canonical URL: the longest document URL the store holds,
+// so that every URL the crawler queues can be stored as a document.
+const MaxBytes = store.MaxURLBytes
 
 // TrailingSlash says what to do with a slash at the end of a path.
 type TrailingSlash int
