@@ -234,26 +234,29 @@ type Result struct {
 // are about.
 //
 // Two guards keep the feedback from drifting away from the query. Only the
-// heaviest seeds are used, one per docsPerSeed documents held (at least one): in a
-// small corpus the top pages are a large share of it and their centroid describes
-// the corpus, not the query. And when the heaviest seed has no entity profile, there
-// is no feedback at all: the centroid would describe the pages ranked below the best
-// one.
+// heaviest seeds score the candidates, one per docsPerSeed documents held (at least
+// one): in a small corpus the top pages are a large share of it and their centroid
+// describes the corpus, not the query. The related entities still come from the
+// entitySeeds heaviest seeds whatever the store's size: they must be shared by two of
+// them, so with the scoring seeds alone a store of under 100 documents named only the
+// first page's local names, which the search's selection rules then dropped (an
+// 80-page store showed no related entity for its own demonstration query). And when
+// the heaviest seed has no entity profile, there is no feedback at all: the centroid
+// would describe the pages ranked below the best one.
 func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Result {
 	s.ensureVectors()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	seeds = slices.DeleteFunc(slices.Clone(seeds), func(sd Seed) bool { return !(sd.Weight > 0) || math.IsInf(sd.Weight, 0) })
 	slices.SortStableFunc(seeds, func(a, b Seed) int { return cmp.Compare(b.Weight, a.Weight) })
-	if keep := max(1, len(s.docs)/docsPerSeed); len(seeds) > keep {
-		seeds = seeds[:keep]
-	}
 	if len(seeds) == 0 || len(s.docs[seeds[0].DocumentID]) == 0 {
 		return Result{Scores: map[string]float64{}}
 	}
+	scoring := min(len(seeds), max(1, len(s.docs)/docsPerSeed))
+	seeds = seeds[:max(scoring, min(len(seeds), entitySeeds))]
 	sc := s.borrow()
 	defer s.giveBack(sc)
-	shares := s.seedShares(seeds, sc.centroid)
+	shares := s.seedShares(seeds[:scoring], sc.centroid)
 	used := 0 // entity seeds with a profile
 	for i, sd := range seeds {
 		v := s.vecs[sd.DocumentID]
@@ -266,7 +269,9 @@ func (s *Store) Feedback(seeds []Seed, candidates []string, topEntities int) Res
 				sc.seen[x.e] = true
 				sc.touched = append(sc.touched, x.e)
 			}
-			sc.centroid[x.e] += shares[i] * x.w
+			if i < scoring {
+				sc.centroid[x.e] += shares[i] * x.w
+			}
 			if named {
 				sc.named[x.e] += sd.Weight * x.w
 				sc.support[x.e]++ // entity seeds mentioning the entity

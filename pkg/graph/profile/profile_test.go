@@ -228,3 +228,38 @@ func TestFeedbackCountsNearCopiesAsOneSeed(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedbackNamesEntitiesOfTheTopPagesInASmallStore: a store of five documents
+// scores the candidates with its one seed (one per docsPerSeed documents), but the
+// related entities still come from the first entitySeeds seeds and must be shared by
+// two of them: the first page's own names alone are not what the results are about.
+func TestFeedbackNamesEntitiesOfTheTopPagesInASmallStore(t *testing.T) {
+	src := corpus()
+	src["enum-howto"] = append(src["enum-howto"], ec("howto-only", 20))
+	s := New()
+	if err := s.Load(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	cands := []string{"enum-howto", "enum-ref", "constants", "json", "pickle"}
+	one := s.Feedback([]Seed{{DocumentID: "enum-howto", Weight: 3}}, cands, 10)
+	three := s.Feedback([]Seed{{DocumentID: "enum-howto", Weight: 3}, {DocumentID: "constants", Weight: 2},
+		{DocumentID: "enum-ref", Weight: 1}}, cands, 10)
+	if len(three.Scores) != len(one.Scores) {
+		t.Fatalf("scores %v with three seeds, %v with one: want the same candidates", three.Scores, one.Scores)
+	}
+	for id, w := range one.Scores {
+		if g := three.Scores[id]; math.Abs(g-w) > 1e-12 {
+			t.Errorf("score of %s: %v with three seeds, %v with the one scoring seed; want the same", id, g, w)
+		}
+	}
+	named := map[string]bool{}
+	for _, e := range three.Entities {
+		named[e.ID] = true
+	}
+	if named["howto-only"] || !named["enum"] || !named["constant"] {
+		t.Errorf("entities %+v: want enum and constant (each on two seeds), not howto-only (the first page's alone)", three.Entities)
+	}
+	if len(one.Entities) == 0 || one.Entities[0].ID != "howto-only" {
+		t.Errorf("one seed: entities %+v, want its own heaviest (howto-only) first", one.Entities)
+	}
+}

@@ -36,23 +36,24 @@ func referenceFeedback(s *Store, seeds []Seed, candidates []string, topEntities 
 	}
 	seeds = slices.DeleteFunc(slices.Clone(seeds), func(sd Seed) bool { return !(sd.Weight > 0) || math.IsInf(sd.Weight, 0) })
 	slices.SortStableFunc(seeds, func(a, b Seed) int { return cmp.Compare(b.Weight, a.Weight) })
-	if keep := max(1, len(s.docs)/docsPerSeed); len(seeds) > keep {
-		seeds = seeds[:keep]
-	}
 	res := Result{Scores: map[string]float64{}}
 	if len(seeds) == 0 || len(s.docs[seeds[0].DocumentID]) == 0 {
 		return res
 	}
+	// One seed per docsPerSeed documents scores the candidates; the entities come
+	// from the first entitySeeds seeds whatever the store's size.
+	scoring := seeds[:min(len(seeds), max(1, len(s.docs)/docsPerSeed))]
+	namedSeeds := seeds[:min(len(seeds), entitySeeds)]
 	// Candidates are scored against every seed counted once; the entities come from
 	// the first entitySeeds seeds weighted by their scores.
 	// A seed shares its weight with the other seeds that are near-copies of it.
-	share := make([]float64, len(seeds))
-	for i := range seeds {
+	share := make([]float64, len(scoring))
+	for i := range scoring {
 		copies := 0
-		for j := range seeds {
+		for j := range scoring {
 			dot := 0.0
-			for id, w := range vec(seeds[i].DocumentID) {
-				dot += w * vec(seeds[j].DocumentID)[id]
+			for id, w := range vec(scoring[i].DocumentID) {
+				dot += w * vec(scoring[j].DocumentID)[id]
 			}
 			if j != i && dot >= nearDuplicate {
 				copies++
@@ -61,17 +62,19 @@ func referenceFeedback(s *Store, seeds []Seed, candidates []string, topEntities 
 		share[i] = 1 / float64(1+copies)
 	}
 	centroid, named, support, used := map[string]float64{}, map[string]float64{}, map[string]int{}, 0
-	for i, sd := range seeds {
+	for i, sd := range scoring {
+		for id, w := range vec(sd.DocumentID) {
+			centroid[id] += share[i] * w
+		}
+	}
+	for _, sd := range namedSeeds {
 		v := vec(sd.DocumentID)
-		if i < entitySeeds && len(v) > 0 {
+		if len(v) > 0 {
 			used++
 		}
 		for id, w := range v {
-			centroid[id] += share[i] * w
-			if i < entitySeeds {
-				named[id] += sd.Weight * w
-				support[id]++
-			}
+			named[id] += sd.Weight * w
+			support[id]++
 		}
 	}
 	norm, namedNorm := 0.0, 0.0
@@ -114,12 +117,19 @@ func referenceFeedback(s *Store, seeds []Seed, candidates []string, topEntities 
 // TestFeedbackEqualsReference compares Feedback with referenceFeedback on random
 // stores, changed between rounds by refreshes and deletes (so the interned vectors
 // are rebuilt), for random seeds and candidates. Sums run in another order, so
-// scores may differ in the last bits; nothing else may.
+// scores may differ in the last bits; nothing else may. The smaller store has fewer
+// scoring seeds (one per docsPerSeed documents) than entity seeds.
 func TestFeedbackEqualsReference(t *testing.T) {
+	for _, n := range []int{300, 120} {
+		t.Run(fmt.Sprintf("%d documents", n), func(t *testing.T) { feedbackEqualsReference(t, n) })
+	}
+}
+
+func feedbackEqualsReference(t *testing.T, n int) {
 	rng := rand.New(rand.NewPCG(7, 13))
 	src := fakeSource{}
 	var docs []string
-	for d := range 300 {
+	for d := range n {
 		id := fmt.Sprintf("doc-%d", d)
 		docs = append(docs, id)
 		for range 1 + rng.IntN(40) {
