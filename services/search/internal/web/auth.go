@@ -123,6 +123,8 @@ func (w *Web) mutating(c *gin.Context) bool {
 type loginView struct {
 	Next  string
 	Error string
+	// PrivateReads: searching needs the login too, and the page must not say otherwise.
+	PrivateReads bool
 }
 
 // safeNext keeps redirects on this site: a local absolute path only.
@@ -146,7 +148,7 @@ func (w *Web) loginPage(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, safeNext(c.Query("next")))
 		return
 	}
-	w.render(c, http.StatusOK, "login", "Log in", "", loginView{Next: safeNext(c.Query("next"))})
+	w.render(c, http.StatusOK, "login", "Log in", "", loginView{Next: safeNext(c.Query("next")), PrivateReads: w.d.PrivateReads})
 }
 
 func (w *Web) login(c *gin.Context) {
@@ -167,7 +169,7 @@ func (w *Web) login(c *gin.Context) {
 		}
 	}
 	if !ok {
-		w.render(c, http.StatusUnauthorized, "login", "Log in", "", loginView{Next: next, Error: "That key is not accepted."})
+		w.render(c, http.StatusUnauthorized, "login", "Log in", "", loginView{Next: next, Error: "That key is not accepted.", PrivateReads: w.d.PrivateReads})
 		return
 	}
 	exp := strconv.FormatInt(time.Now().Add(sessionTTL).Unix(), 10)

@@ -189,6 +189,12 @@ func startStack(t *testing.T) *stack {
 	if err := os.MkdirAll(s.shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	s.browser = newBrowser(t, exe)
+	return s
+}
+
+// newBrowser starts headless Chromium for the test, 1280×900.
+func newBrowser(t *testing.T, exe string) context.Context {
 	actx, acancel := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
@@ -201,8 +207,7 @@ func startStack(t *testing.T) *stack {
 	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start chromium %s: %v", exe, err)
 	}
-	s.browser = bctx
-	return s
+	return bctx
 }
 
 // do runs browser steps with a time limit.

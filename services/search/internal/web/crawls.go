@@ -29,14 +29,43 @@ type crawlsView struct {
 	Form       crawlForm
 	Jobs       []jobView
 	Error      string
-	ErrorField string
+	ErrorField string // id of the form control to fix ("" when none)
+	ErrorLabel string // how the message names the control
 	Disabled   string // why crawls cannot be started from here
+}
+
+// crawlFields are the crawl form's controls by request field, with their labels.
+var crawlFields = map[string]string{"url": "Start page", "max_depth": "Max depth", "max_pages": "Max pages",
+	"include": "Include", "exclude": "Exclude", "tags": "Tags", "respect_robots": "Obey robots.txt", "use_sitemap": "Seed from the sitemap"}
+
+// crawlError is the view of a crawl form refused for field: the crawler names list
+// entries as include[2] or tags[0], which the page names as the control and its
+// line or entry; a field the form has no control for is named as the crawler
+// named it.
+func crawlError(f crawlForm, field, msg string) crawlsView {
+	v := crawlsView{Form: f, Error: msg}
+	base, index, _ := strings.Cut(field, "[")
+	label, ok := crawlFields[base]
+	if !ok {
+		v.ErrorLabel = field
+		return v
+	}
+	v.ErrorField, v.ErrorLabel = base, label
+	if n, err := strconv.Atoi(strings.TrimSuffix(index, "]")); err == nil && index != "" {
+		unit := "pattern"
+		if base == "tags" {
+			unit = "tag"
+		}
+		v.ErrorLabel = fmt.Sprintf("%s (%s %d)", label, unit, n+1)
+	}
+	return v
 }
 
 // jobView is a job with what the page derives from it.
 type jobView struct {
 	*apiclient.CrawlStatus
 	Processed int64
+	Total     int64 // processed plus the pages still to do (see pagesLeft): the progress bar's end
 	ETA       string
 	Reasons   []reasonCount
 	Skips     []reasonCount
@@ -84,6 +113,10 @@ func describeJob(j *apiclient.CrawlStatus) jobView {
 	ct := j.Counters
 	v.Processed = ct.Stored + ct.Unchanged + ct.Empty + ct.Deleted
 	v.ETA = eta(j, v.Processed)
+	v.Total = v.Processed
+	if !j.Terminal() {
+		v.Total += max(pagesLeft(j, v.Processed), 0)
+	}
 	v.Reasons = sortedCounts(ct.FailedBy)
 	v.Skips = sortedCounts(ct.Skipped)
 	return v
@@ -96,10 +129,7 @@ func eta(j *apiclient.CrawlStatus, processed int64) string {
 	if j.Terminal() {
 		return "finished"
 	}
-	left := int64(j.Spec.MaxPages) - processed
-	if work := j.Counters.Queued + j.Counters.InFlight; work < left || j.Spec.MaxPages == 0 {
-		left = work
-	}
+	left := pagesLeft(j, processed)
 	if left <= 0 {
 		return "almost done"
 	}
@@ -107,6 +137,16 @@ func eta(j *apiclient.CrawlStatus, processed int64) string {
 		return "estimating…"
 	}
 	return (time.Duration(float64(left)/j.Rates.PagesPerSec) * time.Second).Round(time.Second).String()
+}
+
+// pagesLeft is the pages a running job may still process: those max_pages still
+// allows, at most the queued and in-flight URLs.
+func pagesLeft(j *apiclient.CrawlStatus, processed int64) int64 {
+	left := int64(j.Spec.MaxPages) - processed
+	if work := j.Counters.Queued + j.Counters.InFlight; work < left || j.Spec.MaxPages == 0 {
+		left = work
+	}
+	return left
 }
 
 func sortedCounts(m map[string]int64) []reasonCount {
@@ -174,7 +214,7 @@ func (w *Web) startCrawl(c *gin.Context) {
 	}
 	f, spec, field, msg := readCrawlForm(c)
 	if field != "" {
-		w.renderCrawls(c, http.StatusBadRequest, crawlsView{Form: f, Error: msg, ErrorField: field})
+		w.renderCrawls(c, http.StatusBadRequest, crawlError(f, field, msg))
 		return
 	}
 	if w.d.Crawler == nil {
@@ -185,7 +225,7 @@ func (w *Web) startCrawl(c *gin.Context) {
 	defer cancel()
 	job, err := w.d.Crawler.Start(ctx, spec)
 	if ce, ok := crawlerRefusal(err); ok {
-		w.renderCrawls(c, ce.Status, crawlsView{Form: f, Error: ce.Detail, ErrorField: ce.Field})
+		w.renderCrawls(c, ce.Status, crawlError(f, ce.Field, ce.Detail))
 		return
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,11 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 			_, _ = w.Write([]byte(`{"title":"invalid request","field":"url","detail":"address not allowed (CRAWLER_ALLOW_HOSTS)"}`))
 			return
 		}
+		if inc, _ := body["include"].([]any); len(inc) > 1 && inc[1] == "(" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"title":"invalid request","field":"include[1]","detail":"\"(\" is not a valid regular expression"}`))
+			return
+		}
 		f.mu.Lock()
 		f.started = append(f.started, body)
 		f.mu.Unlock()
@@ -75,7 +81,7 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 	mux.HandleFunc("GET /api/v1/crawls/{id}/events", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		b, _ := json.Marshal(map[string]any{"type": "summary", "status": job("done")})
-		fmt.Fprintf(w, "event: page\ndata: {\"url\":\"http://site.test/a\",\"outcome\":\"stored\"}\n\nevent: summary\ndata: %s\n\n", b)
+		fmt.Fprintf(w, "event: page\ndata: {\"url\":\"http://site.test/a\",\"outcome\":\"stored\",\"chunks\":1}\n\nevent: summary\ndata: %s\n\n", b)
 	})
 	mux.HandleFunc("GET /api/v1/documents", func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"documents": []any{map[string]any{"id": "0123456789abcdef0123456789abcdef",
@@ -103,6 +109,9 @@ func TestCrawlsNeedLoginAndCSRF(t *testing.T) {
 	}
 	_, login := get(t, c, r.srv.URL+"/login")
 	tok := csrfOf(t, login)
+	if !strings.Contains(login, "Searching needs none") {
+		t.Errorf("the login page of a server with public reads does not say searching needs no key")
+	}
 	form := url.Values{"url": {"http://site.test/"}, "max_pages": {"5"}, "csrf": {tok}}
 
 	// No CSRF token → 403; a token but no login → 401; nothing reaches the crawler.
@@ -171,27 +180,45 @@ func TestCrawlPagesBadInputAndEscaping(t *testing.T) {
 	c := r.client(t)
 	_, page := get(t, c, r.srv.URL+"/crawls")
 	tok := csrfOf(t, page)
+	// Each refusal names the control by its label (and the line of a list), links to
+	// it, marks it invalid and keeps what the user typed.
 	tests := []struct {
-		form        url.Values
-		field, says string // says: part of the message (the bounds, for a number too large)
+		form            url.Values
+		id, label, says string // says: part of the message (the bounds, for a number too large)
+		kept            string
 	}{
-		{url.Values{"url": {""}}, "url", ""},
-		{url.Values{"url": {"http://site.test/"}, "max_pages": {"lots"}}, "max_pages", ""},
-		{url.Values{"url": {"http://site.test/"}, "max_pages": {"999999999"}}, "max_pages", "from 1 to 1000000"},
-		{url.Values{"url": {"http://site.test/"}, "max_depth": {"-1"}}, "max_depth", ""},
-		{url.Values{"url": {"http://site.test/"}, "max_depth": {"101"}}, "max_depth", "from 0 to 100"},
-		{url.Values{"url": {"http://10.0.0.1/"}}, "url", ""}, // refused by the crawler, passed on
+		{url.Values{"url": {""}}, "url", "Start page", "", ""},
+		{url.Values{"url": {"http://site.test/"}, "max_pages": {"lots"}}, "max_pages", "Max pages", "", `value="lots"`},
+		{url.Values{"url": {"http://site.test/"}, "max_pages": {"999999999"}}, "max_pages", "Max pages", "from 1 to 1000000", `value="999999999"`},
+		{url.Values{"url": {"http://site.test/"}, "max_depth": {"-1"}}, "max_depth", "Max depth", "", `value="-1"`},
+		{url.Values{"url": {"http://site.test/"}, "max_depth": {"101"}}, "max_depth", "Max depth", "from 0 to 100", `value="101"`},
+		// refused by the crawler (its SSRF guard / CRAWLER_ALLOW_HOSTS), passed on
+		{url.Values{"url": {"http://10.0.0.1/"}, "tags": {"mine"}}, "url", "Start page", "CRAWLER_ALLOW_HOSTS", `value="mine"`},
+		{url.Values{"url": {"http://site.test/"}, "include": {"/docs/\n("}}, "include", "Include (pattern 2)", "not a valid regular expression", "/docs/\n(</textarea>"},
 	}
 	for _, tt := range tests {
 		tt.form.Set("csrf", tok)
 		resp, body := post(t, c, r.srv.URL+"/crawls", tt.form)
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "<code>"+tt.field+"</code>") || !strings.Contains(body, tt.says) {
-			t.Errorf("%v: %d, want 400 naming %s and saying %q", tt.form, resp.StatusCode, tt.field, tt.says)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `id="crawl-error" data-field="`+tt.id+`"`) ||
+			!strings.Contains(body, `Please fix <a href="#`+tt.id+`">`+tt.label+`</a>:`) || !strings.Contains(body, tt.says) {
+			t.Errorf("%v: %d, want 400 naming %q and saying %q", tt.form, resp.StatusCode, tt.label, tt.says)
+		}
+		if !regexp.MustCompile(`id="`+tt.id+`"[^>]*aria-invalid="true"`).MatchString(body) || !strings.Contains(body, tt.kept) {
+			t.Errorf("%v: #%s not marked invalid, or the form lost %s", tt.form, tt.id, tt.kept)
 		}
 	}
-	// No page makes the browser ask for /favicon.ico (a 404 in every page's console).
-	if !strings.Contains(page, `<link rel="icon" href="data:,">`) {
+	// Every page names its icon, which is served (browsers asked for /favicon.ico, a
+	// 404, and then showed a blank tab icon).
+	if !strings.Contains(page, `<link rel="icon" href="/static/icon.svg" type="image/svg+xml">`) {
 		t.Error(`the layout has no <link rel="icon">: browsers request /favicon.ico, a 404`)
+	}
+	icon, err := c.Get(r.srv.URL + "/static/icon.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	icon.Body.Close()
+	if icon.StatusCode != http.StatusOK || icon.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("the icon: %d %q, want 200 image/svg+xml", icon.StatusCode, icon.Header.Get("Content-Type"))
 	}
 	if status, _ := get(t, c, r.srv.URL+"/crawls/not-a-job"); status != http.StatusNotFound {
 		t.Errorf("unknown job: %d, want 404", status)
@@ -204,11 +231,16 @@ func TestCrawlPagesBadInputAndEscaping(t *testing.T) {
 		strings.Contains(body, "site.test/<b>") {
 		t.Errorf("job page: %d", status)
 	}
+	// A running job shows a progress bar: 2 pages processed (stored) of 2 + min(10-2
+	// allowed, 2 queued + 1 in flight) = 5 known so far.
+	if !strings.Contains(body, `<progress id="c-progress" max="5" value="2">`) || !strings.Contains(body, "2 of 5 known so far, at most 10") {
+		t.Errorf("the running job's page shows no progress bar of 2 pages of 5")
+	}
 	if status, body := get(t, c, r.srv.URL+"/documents"); status != http.StatusOK || strings.Contains(body, "<script>window") {
 		t.Errorf("documents page: %d, or the title was not escaped", status)
 	}
 	if status, body := get(t, c, r.srv.URL+"/documents?after=%27%20OR%201"); status != http.StatusBadRequest ||
-		!strings.Contains(body, "<code>after</code>") || strings.Contains(body, "<code>domain</code>") {
+		!strings.Contains(body, `data-field="after"`) || strings.Contains(body, `data-field="domain"`) {
 		t.Errorf("bad after: %d, want 400 naming the field after (not domain)", status)
 	}
 	// The event stream is relayed as it comes.

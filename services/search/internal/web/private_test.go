@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/gin-gonic/gin"
@@ -40,6 +41,10 @@ func TestPrivateReadsNeedLogin(t *testing.T) {
 	status, login := get(t, c, srv.URL+"/login")
 	if status != http.StatusOK {
 		t.Fatalf("login page: %d", status)
+	}
+	// The login page must not tell a user of a private server that searching needs no key.
+	if strings.Contains(login, "Searching needs none") || !strings.Contains(login, "before anything can be searched") {
+		t.Errorf("the login page misstates what needs the key when reads are private")
 	}
 	resp, _ := post(t, c, srv.URL+"/login", url.Values{"key": {key}, "csrf": {csrfOf(t, login)}, "next": {"/?q=python"}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/?q=python" {

@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -29,7 +31,31 @@ type form struct {
 	MMR                                    bool
 	Lambda                                 float64
 	Expand                                 bool
-	K                                      int
+	K                                      string // results per page as typed, kept after an error
+}
+
+// fieldNames are the request fields as the form shows them: the label the user
+// reads and the id of the control that fixes the field ("" when only the address
+// carries it). An error names the label and links to the control, never the API's
+// field name alone: a bad slider is named as that slider, not as "weights".
+var fieldNames = map[string]struct{ Label, ID string }{
+	"q": {"Search words", "q"}, "tags": {"Tags", "tags"}, "domain": {"Domain", "domain"},
+	"published_after": {"Published on or after", "published_after"}, "published_before": {"Published before", "published_before"},
+	"weights": {"Signal weights", "w_vector"}, "w_vector": {"vector weight", "w_vector"}, "w_graph": {"graph weight", "w_graph"},
+	"w_bm25": {"BM25 weight", "w_bm25"}, "w_recency": {"recency weight", "w_recency"}, "w_title": {"title weight", "w_title"},
+	"fusion": {"Fusion", "fusion"}, "mmr": {"MMR λ", "lambda"}, "expand": {"Expand", "expand"},
+	"k": {"Results per page", "k"}, "offset": {"Result page (offset in the address)", ""},
+}
+
+// inOptions are the controls inside the folded "Filters and ranking" panel, which
+// opens when one of them needs fixing.
+var inOptions = map[string]bool{"tags": true, "domain": true, "published_after": true, "published_before": true,
+	"w_vector": true, "w_graph": true, "w_bm25": true, "w_recency": true, "w_title": true, "fusion": true, "lambda": true, "expand": true, "k": true}
+
+// fieldError is a field the page asks the user to fix.
+type fieldError struct {
+	Field   string // the request field
+	Message string
 }
 
 // searchView is the data of the search page.
@@ -39,8 +65,11 @@ type searchView struct {
 	Resp        *pipeline.Response
 	Results     []resultView
 	Weights     [5]float64 // weights the ranker used (renormalised)
+	Fusion      string     // the fusion the ranker used
 	Error       string
-	ErrorField  string
+	ErrorField  string // id of the control to fix ("" when none)
+	ErrorLabel  string // the control's label, as the message names it
+	OpenOptions bool   // the options panel is open: something in it is set or needs fixing
 	Degraded    []string
 	NextPage    string
 	Offset      int
@@ -50,6 +79,7 @@ type searchView struct {
 type sliderView struct {
 	Key, Label string
 	Value      float64
+	Invalid    bool
 }
 
 type linkView struct{ Text, Href string }
@@ -60,6 +90,7 @@ type resultView struct {
 	Headings []string
 	Bars     []barView
 	Sources  []string
+	SumS     string // Σ weight × value: the score under weighted fusion
 }
 
 // barView is one segment of the stacked score bar: the signal's contribution
@@ -82,14 +113,16 @@ type segment struct {
 func defaultForm() form {
 	w := ranker.DefaultWeights()
 	return form{Weights: [5]float64{w[ranker.Vector], w[ranker.Graph], w[ranker.BM25], w[ranker.Recency], w[ranker.Title]},
-		Fusion: "weighted", Lambda: 0.7, Expand: true, K: pipeline.DefaultK}
+		Fusion: "weighted", Lambda: 0.7, Expand: true, K: strconv.Itoa(pipeline.DefaultK)}
 }
 
 // readForm reads the page's URL into the form and the API's search fields. The
 // sliders arrive as w_vector ... w_title, MMR as a checkbox plus lambda; the API's
 // own names (weights, mmr as a lambda) work too, so an API query string can be
 // opened as a page. x=1 marks a submitted form, where an unchecked box means off.
-func readForm(v url.Values) (form, url.Values) {
+// A slider value that is not a number from 0 to 1 is reported as that slider.
+func readForm(v url.Values) (form, url.Values, *fieldError) {
+	var bad *fieldError
 	f := defaultForm()
 	out := url.Values{}
 	f.Q = v.Get("q")
@@ -107,7 +140,7 @@ func readForm(v url.Values) (form, url.Values) {
 		f.Fusion = s
 	}
 	if s := v.Get("k"); s != "" {
-		f.K, _ = strconv.Atoi(s)
+		f.K = s
 	}
 	if s := v.Get("weights"); s != "" {
 		out.Set("weights", s)
@@ -118,9 +151,14 @@ func readForm(v url.Values) (form, url.Values) {
 		var parts []string
 		for i, s := range signalNames {
 			if raw := v.Get("w_" + s.Key); raw != "" {
-				if x, err := strconv.ParseFloat(raw, 64); err == nil {
-					f.Weights[i] = x
+				x, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+				if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
+					if bad == nil {
+						bad = &fieldError{Field: "w_" + s.Key, Message: fmt.Sprintf("%q is not a number from 0 to 1; move the %s slider (0 turns the signal off).", clip(raw, 40), s.Label)}
+					}
+					continue
 				}
+				f.Weights[i] = x
 				parts = append(parts, s.Key+":"+raw)
 			}
 		}
@@ -156,13 +194,32 @@ func readForm(v url.Values) (form, url.Values) {
 		out.Set("expand", "false")
 		f.Expand = false
 	}
-	return f, out
+	return f, out, bad
+}
+
+// showError puts a field error on the page: its message, the control's label and
+// id, and the options panel opened when the control is in it.
+func (view *searchView) showError(field, msg string) {
+	view.Error = msg
+	if n, ok := fieldNames[field]; ok {
+		view.ErrorField, view.ErrorLabel = n.ID, n.Label
+	} else if field != "" {
+		view.ErrorLabel = field
+	}
+	if inOptions[view.ErrorField] {
+		view.OpenOptions = true
+	}
+	for i := range view.Signals {
+		view.Signals[i].Invalid = field == "weights" || field == "w_"+view.Signals[i].Key
+	}
 }
 
 func (w *Web) searchPage(c *gin.Context) {
 	v := c.Request.URL.Query()
-	f, fields := readForm(v)
+	f, fields, bad := readForm(v)
 	view := &searchView{Form: f}
+	view.OpenOptions = f.Tags != "" || f.Domain != "" || f.After != "" || f.Before != "" || f.MMR || !f.Expand ||
+		f.Fusion != "weighted" || f.K != strconv.Itoa(pipeline.DefaultK)
 	for i, s := range signalNames {
 		view.Signals = append(view.Signals, sliderView{Key: s.Key, Label: s.Label, Value: f.Weights[i]})
 	}
@@ -171,12 +228,18 @@ func (w *Web) searchPage(c *gin.Context) {
 		return
 	}
 	title := "Search: " + clip(f.Q, 60)
+	if bad != nil {
+		view.showError(bad.Field, bad.Message)
+		w.render(c, http.StatusBadRequest, "search", title, "search", view)
+		return
+	}
 	req, err := api.RequestFromQuery(fields)
 	if err != nil {
 		var he *httpserver.Error
-		view.Error, view.ErrorField = err.Error(), ""
 		if errors.As(err, &he) {
-			view.Error, view.ErrorField = he.Detail, he.Field
+			view.showError(he.Field, pageMessage(he.Field, he.Detail))
+		} else {
+			view.showError("", err.Error())
 		}
 		w.render(c, http.StatusBadRequest, "search", title, "search", view)
 		return
@@ -185,7 +248,7 @@ func (w *Web) searchPage(c *gin.Context) {
 	resp, err := w.d.Search.Search(c.Request.Context(), req)
 	if err != nil {
 		status, msg, field := searchFailure(err)
-		view.Error, view.ErrorField = msg, field
+		view.showError(field, msg)
 		if status >= 500 {
 			w.d.Logger.Warn("web: search failed", "err", err)
 		}
@@ -194,6 +257,15 @@ func (w *Web) searchPage(c *gin.Context) {
 	}
 	w.fillResults(c.Request.Context(), view, req, resp, fields)
 	w.render(c, http.StatusOK, "search", title, "search", view)
+}
+
+// pageMessage is the API's message, reworded where it speaks of the address
+// (?q=...) while the page has a search box.
+func pageMessage(field, detail string) string {
+	if field == "q" {
+		return "Type the words to search for."
+	}
+	return detail
 }
 
 // searchFailure maps a pipeline error to a status and a message for people.
@@ -217,6 +289,7 @@ func (w *Web) fillResults(ctx context.Context, view *searchView, req pipeline.Re
 	view.Degraded = resp.Degraded
 	view.Offset = req.Offset
 	if resp.Explain != nil {
+		view.Fusion = resp.Explain.Fusion
 		if ws, err := ranker.ParseWeights(resp.Explain.Weights); err == nil {
 			view.Weights = [5]float64{ws[ranker.Vector], ws[ranker.Graph], ws[ranker.BM25], ws[ranker.Recency], ws[ranker.Title]}
 		}
@@ -226,6 +299,11 @@ func (w *Web) fillResults(ctx context.Context, view *searchView, req pipeline.Re
 	for _, r := range resp.Results {
 		rv := resultView{Result: r, Preview: highlight(r.Preview, terms), Headings: headings[r.ChunkID]}
 		rv.Bars = bars(r.ScoreBreakdown, view.Weights)
+		sum := 0.0
+		for _, b := range rv.Bars {
+			sum += b.Weight * b.Value
+		}
+		rv.SumS = strconv.FormatFloat(sum, 'f', 4, 64)
 		for _, s := range strings.Split(r.Source, "+") {
 			if s != "" {
 				rv.Sources = append(rv.Sources, s)

@@ -202,15 +202,33 @@ func (w *Web) render(c *gin.Context, status int, name, title, nav string, data a
 
 // errorView is the data of the error page.
 type errorView struct {
-	Status  int
-	Message string
-	Field   string
-	Back    string // a link to try again
+	Status   int
+	Message  string
+	Field    string // the request field at fault, for programs (the message names it for people)
+	Back     string // a link to try again
+	BackText string // what the link does
 }
 
 // fail renders a readable error page.
 func (w *Web) fail(c *gin.Context, status int, field, msg, back string) {
-	w.render(c, status, "error", http.StatusText(status), "", errorView{Status: status, Message: msg, Field: field, Back: back})
+	w.render(c, status, "error", http.StatusText(status), "", errorView{Status: status, Message: msg, Field: field, Back: back, BackText: backText(back)})
+}
+
+// backText says where the error page's link goes.
+func backText(back string) string {
+	switch {
+	case strings.HasPrefix(back, "/?q="):
+		return "Search for it instead"
+	case strings.HasPrefix(back, "/login"):
+		return "Log in"
+	case strings.HasPrefix(back, "/crawls/"):
+		return "Back to the crawl"
+	case strings.HasPrefix(back, "/crawls"):
+		return "Back to the crawls"
+	case strings.HasPrefix(back, "/documents"):
+		return "Back to the documents"
+	}
+	return "Go to the search page"
 }
 
 // dependencyError turns a failed kg or crawler call into a page: 4xx answers are
@@ -240,6 +258,8 @@ var funcs = template.FuncMap{
 	"add":     func(a, b int) int { return a + b },
 	"mul":     func(a, b float64) float64 { return a * b },
 	"pathesc": url.PathEscape,
+	"clip":    clip,
+	"spaced":  func(s string) string { return strings.ReplaceAll(s, ",", ", ") },
 	"bytes":   bytesText,
 	"when": func(t *time.Time) string {
 		if t == nil || t.IsZero() {

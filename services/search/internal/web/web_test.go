@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -211,26 +212,58 @@ func TestSearchPageBadInput(t *testing.T) {
 	if status, body := get(t, c, r.srv.URL+"/"); status != http.StatusOK || !strings.Contains(body, `id="q"`) {
 		t.Errorf("empty page: %d", status)
 	}
-	tests := []struct{ query, field string }{
-		{"q=", "q"},
-		{"q=%20%20", "q"},
-		{"q=x&published_after=yesterday", "published_after"},
-		{"q=x&w_vector=0&w_graph=0&w_bm25=0&w_recency=0&w_title=0", "weights"},
-		{"q=x&w_vector=-1", "weights"},
-		{"q=x&fusion=best", "fusion"},
-		{"q=x&mmr=2", "mmr"},
-		{"q=x&k=500", "k"},
-		{"q=x&tags=" + strings.Repeat("t,", 40), "tags"},
+	// Each error names the control the user can fix by its label, links to it, marks
+	// it invalid, opens the options panel when the control is in it, and keeps what
+	// the user typed. A bad slider is named as that slider: the page used to say
+	// "weights", a name the form does not show.
+	tests := []struct{ query, id, label, kept string }{
+		{"q=", "q", "Search words", ""},
+		{"q=%20%20", "q", "Search words", `value="  "`},
+		{"q=x&published_after=yesterday", "published_after", "Published on or after", ""},
+		{"q=x&w_vector=0&w_graph=0&w_bm25=0&w_recency=0&w_title=0", "w_vector", "Signal weights", ""},
+		{"q=x&w_vector=-1", "w_vector", "vector weight", ""},
+		{"q=x&w_bm25=abc&x=1", "w_bm25", "BM25 weight", ""},
+		{"q=x&w_title=1.5", "w_title", "title weight", ""},
+		{"q=x&fusion=best", "fusion", "Fusion", ""},
+		{"q=x&mmr=2", "lambda", "MMR λ", ""},
+		{"q=x&k=500", "k", "Results per page", `value="500"`},
+		{"q=x&k=ten", "k", "Results per page", `value="ten"`},
+		{"q=x&tags=" + strings.Repeat("t,", 40), "tags", "Tags", `value="` + strings.Repeat("t,", 40) + `"`},
 	}
 	for _, tt := range tests {
 		status, body := get(t, c, r.srv.URL+"/?"+tt.query)
+		name := clip(tt.query, 40)
 		if status != http.StatusBadRequest {
-			t.Errorf("%s: status %d, want 400", clip(tt.query, 40), status)
+			t.Errorf("%s: status %d, want 400", name, status)
 			continue
 		}
-		if !strings.Contains(body, `id="search-error"`) || !strings.Contains(body, "<code>"+tt.field+"</code>") {
-			t.Errorf("%s: the page does not name %s", clip(tt.query, 40), tt.field)
+		if !strings.Contains(body, `id="search-error" data-field="`+tt.id+`"`) || !strings.Contains(body, `Please fix <a href="#`+tt.id+`">`+tt.label+`</a>:`) {
+			t.Errorf("%s: the message does not name %q with a link to #%s", name, tt.label, tt.id)
 		}
+		if !regexp.MustCompile(`id="` + tt.id + `"[^>]*aria-invalid="true"`).MatchString(body) {
+			t.Errorf("%s: #%s is not marked invalid", name, tt.id)
+		}
+		if tt.id != "q" && !strings.Contains(body, `<details class="options" open>`) {
+			t.Errorf("%s: the options panel holding #%s stays folded", name, tt.id)
+		}
+		if !strings.Contains(body, tt.kept) {
+			t.Errorf("%s: the form lost the input (%s)", name, tt.kept)
+		}
+		if strings.Contains(body, "?q=") {
+			t.Errorf("%s: the page speaks of the address (?q=) instead of the search box", name)
+		}
+	}
+	// The bad slider alone is marked, unless all of them are at fault.
+	if _, body := get(t, c, r.srv.URL+"/?q=x&w_bm25=abc"); strings.Count(body, `aria-invalid="true"`) != 1 {
+		t.Errorf("a bad BM25 slider marks %d controls invalid, want 1", strings.Count(body, `aria-invalid="true"`))
+	}
+	if _, body := get(t, c, r.srv.URL+"/?q=x&w_vector=0&w_graph=0&w_bm25=0&w_recency=0&w_title=0"); strings.Count(body, `aria-invalid="true"`) != 5 {
+		t.Errorf("all-zero sliders mark %d controls invalid, want 5", strings.Count(body, `aria-invalid="true"`))
+	}
+	// A field only the address carries is named without a link.
+	if status, body := get(t, c, r.srv.URL+"/?q=x&offset=-1"); status != http.StatusBadRequest || !strings.Contains(body, `data-field=""`) ||
+		!strings.Contains(body, "Please fix Result page") {
+		t.Errorf("bad offset: %d", status)
 	}
 	r.search.err = &pipeline.UnavailableError{Reasons: map[string]string{"vector": "down"}}
 	if status, body := get(t, c, r.srv.URL+"/?q=x"); status != http.StatusServiceUnavailable || !strings.Contains(body, "cannot be answered right now") || !strings.Contains(body, "vector: down") {
@@ -346,5 +379,42 @@ func TestUnknownPathInABrowser(t *testing.T) {
 		if tc.wantType == "text/html; charset=utf-8" && (!strings.Contains(string(body), `href="/crawls"`) || resp.Header.Get("Content-Security-Policy") == "") {
 			t.Errorf("%s %s: the 404 page lacks the navigation or the security headers: %.300s", tc.method, tc.path, body)
 		}
+	}
+}
+
+// TestScoreBreakdownAddsUp: each result's breakdown ends with the sum of its
+// contributions, which under weighted fusion is the score the page shows; under
+// reciprocal rank fusion the page says the score is not that sum (it used to
+// show the bar as "a score of 1" whatever the fusion).
+func TestScoreBreakdownAddsUp(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	resp := sampleResponse()
+	resp.Degraded = nil
+	w := map[string]float64{"vector": 0.5, "bm25": 0.25, "recency": 0.125, "title": 0.125}
+	for i := range resp.Results {
+		b := resp.Results[i].ScoreBreakdown
+		resp.Results[i].Score = math.Round((w["vector"]*b.Vector+w["bm25"]*b.BM25+w["recency"]*b.Recency+w["title"]*b.Title)*1e4) / 1e4
+	}
+	r.search.resp = resp
+	_, body := get(t, c, r.srv.URL+"/?q=python+venv")
+	sums := regexp.MustCompile(`<td class="sum">([0-9.]+)</td>`).FindAllStringSubmatch(body, -1)
+	if len(sums) != len(resp.Results) {
+		t.Fatalf("%d sum rows for %d results", len(sums), len(resp.Results))
+	}
+	for i, m := range sums {
+		if want := strconv.FormatFloat(resp.Results[i].Score, 'f', 4, 64); m[1] != want {
+			t.Errorf("result %d: contributions add up to %s, the score is %s", i+1, m[1], want)
+		}
+	}
+	if !strings.Contains(body, "is this sum") || strings.Contains(body, "Reciprocal rank fusion:") {
+		t.Errorf("weighted fusion: the breakdown does not say the score is the sum")
+	}
+	rrf := sampleResponse()
+	rrf.Explain.Fusion = "rrf"
+	r.search.resp = rrf
+	_, body = get(t, c, r.srv.URL+"/?q=python+venv&fusion=rrf")
+	if !strings.Contains(body, "Reciprocal rank fusion:") || strings.Contains(body, "is this sum") || strings.Contains(body, "the bar's length is the score") {
+		t.Errorf("rrf: the page does not say the score is not the sum of the contributions")
 	}
 }

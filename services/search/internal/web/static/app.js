@@ -44,6 +44,19 @@
     };
   }
 
+  // An error's link to the control it names focuses that control (following the
+  // link alone only scrolls), opening the folded panel around it.
+  document.querySelectorAll('.notice.bad a[href^="#"]').forEach(function (a) {
+    a.addEventListener('click', function (e) {
+      var el = document.getElementById(a.getAttribute('href').slice(1));
+      if (!el) return;
+      e.preventDefault();
+      var d = el.closest('details');
+      if (d) d.open = true;
+      el.focus();
+    });
+  });
+
   // Confirmation before deleting.
   document.querySelectorAll('form.confirm').forEach(function (f) {
     f.addEventListener('submit', function (e) {
@@ -67,18 +80,35 @@
     if (!lis.length) { var li = document.createElement('li'); li.className = 'hint'; li.textContent = 'none'; lis.push(li); }
     ul.replaceChildren.apply(ul, lis);
   };
-  // eta mirrors web.eta: pages still allowed (at most the queued and in-flight
-  // URLs) at the fetch rate so far.
+  var processedOf = function (c) { return (c.stored || 0) + (c.unchanged || 0) + (c.empty || 0) + (c.deleted || 0); };
+  // pagesLeft mirrors web.pagesLeft: pages max_pages still allows, at most the
+  // queued and in-flight URLs.
+  var pagesLeft = function (c) {
+    var left = maxPages - processedOf(c), work = (c.queued || 0) + (c.in_flight || 0);
+    if (work < left || maxPages === 0) left = work;
+    return left;
+  };
+  // eta mirrors web.eta: the pages left at the fetch rate so far.
   var eta = function (st, c) {
     if (terminal(st.status)) return 'finished';
-    var processed = c.stored + c.unchanged + c.empty + c.deleted;
-    var left = maxPages - processed, work = c.queued + c.in_flight;
-    if (work < left || maxPages === 0) left = work;
+    var left = pagesLeft(c);
     if (left <= 0) return 'almost done';
     var rate = (st.rates && st.rates.pages_per_sec) || 0;
     if (rate <= 0) return 'estimating…';
     var s = Math.round(left / rate), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
     return (h ? h + 'h' : '') + (h || m ? m + 'm' : '') + (s % 60) + 's';
+  };
+  // progress mirrors crawl.html: processed of (processed + pages left); full when
+  // finished, indeterminate while nothing is known.
+  var progress = function (st, c) {
+    var bar = document.getElementById('c-progress'), text = document.getElementById('c-progress-text');
+    if (!bar || !text) return;
+    var done = terminal(st.status), processed = processedOf(c);
+    var total = processed + (done ? 0 : Math.max(pagesLeft(c), 0));
+    if (total > 0) { bar.max = total; bar.value = processed; }
+    else if (done) { bar.max = 1; bar.value = 1; }
+    else bar.removeAttribute('value');
+    text.textContent = processed + ' of ' + (done ? processed + ' (finished)' : total + ' known so far, at most ' + maxPages);
   };
   var show = function (st) {
     var c = st.counters || {};
@@ -89,6 +119,7 @@
     set('c-bytes', b >= 1048576 ? (b / 1048576).toFixed(1) + ' MiB' : b >= 1024 ? (b / 1024).toFixed(1) + ' KiB' : b + ' B');
     set('c-rate', ((st.rates && st.rates.pages_per_sec) || 0).toFixed(1));
     set('c-eta', eta(st, c));
+    progress(st, c);
     counts('c-reasons', c.failed_by_reason);
     counts('c-skipped', c.skipped);
     var s = document.getElementById('c-status');
@@ -106,7 +137,7 @@
   es.addEventListener('progress', function (e) { var d = JSON.parse(e.data); if (d.status) show(d.status); });
   es.addEventListener('page', function (e) {
     var d = JSON.parse(e.data), li = document.createElement('li');
-    li.textContent = d.outcome + (d.reason && d.reason !== d.outcome ? ' (' + d.reason + ')' : '') + ' · ' + d.url + (d.chunks ? ' · ' + d.chunks + ' chunks' : '');
+    li.textContent = d.outcome + (d.reason && d.reason !== d.outcome ? ' (' + d.reason + ')' : '') + ' · ' + d.url + (d.chunks ? ' · ' + d.chunks + (d.chunks === 1 ? ' chunk' : ' chunks') : '');
     pages.prepend(li);
     while (pages.children.length > 200) pages.lastChild.remove();
   });

@@ -1,0 +1,161 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgsearch/kgsearch/services/search/internal/web"
+)
+
+// audit is run in a page and lists what a user would call broken: the page wider
+// than the window, a button or number broken over two lines, a form control
+// without a label, headings out of order, a missing landmark, an image without
+// alt text, text with less than 4.5:1 contrast (3:1 when large), a link or an
+// aria-describedby pointing at nothing, no title or icon.
+const audit = `(() => {
+  const p = [];
+  const over = document.documentElement.scrollWidth - window.innerWidth;
+  if (over > 1) p.push('the page is ' + over + ' px wider than the window');
+  document.querySelectorAll('button, .status, .score, .badge').forEach(el => {
+    if (!el.offsetParent) return;
+    const r = document.createRange(); r.selectNodeContents(el);
+    const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+    if (tops.size > 1) p.push('"' + el.textContent.trim() + '" is broken over ' + tops.size + ' lines');
+  });
+  document.querySelectorAll('input:not([type=hidden]), select, textarea').forEach(el => {
+    if (!(el.labels && el.labels.length) && !el.getAttribute('aria-label')) p.push('#' + el.id + ' has no label');
+  });
+  const hs = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map(h => Number(h.tagName[1]));
+  const h1 = hs.filter(x => x === 1).length;
+  if (h1 !== 1) p.push(h1 + ' h1 headings, want 1');
+  if (hs[0] !== 1) p.push('the first heading is h' + hs[0]);
+  for (let i = 1; i < hs.length; i++) if (hs[i] > hs[i - 1] + 1) p.push('h' + hs[i] + ' follows h' + hs[i - 1]);
+  for (const sel of ['header', 'nav', 'main']) if (!document.querySelector(sel)) p.push('no <' + sel + '> landmark');
+  document.querySelectorAll('img').forEach(i => { if (!i.hasAttribute('alt')) p.push('an image without alt: ' + i.src); });
+  document.querySelectorAll('svg[role=img]').forEach(s => { if (!s.getAttribute('aria-label')) p.push('an SVG image without a label'); });
+  if (!document.title.trim()) p.push('no title');
+  if (!document.querySelector('link[rel=icon]')) p.push('no icon');
+  document.querySelectorAll('[aria-describedby]').forEach(el => el.getAttribute('aria-describedby').split(' ').forEach(id => {
+    if (!document.getElementById(id)) p.push('#' + el.id + ' is described by #' + id + ', which is not on the page');
+  }));
+  document.querySelectorAll('a[href^="#"]').forEach(a => {
+    const id = a.getAttribute('href').slice(1);
+    if (id && !document.getElementById(id)) p.push('a link to #' + id + ', which is not on the page');
+  });
+  const rgb = s => { const m = s.match(/[\d.]+/g).map(Number); return { r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1 }; };
+  const lum = c => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+  const background = el => {
+    for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor); if (c.a > 0.5) return c; }
+    return { r: 255, g: 255, b: 255, a: 1 };
+  };
+  const seen = new Set();
+  document.querySelectorAll('main *, header *').forEach(el => {
+    if (el.closest('svg') || el.closest('.sr') || el.closest('.skip') || !el.offsetParent) return;
+    if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) return;
+    const st = getComputedStyle(el), fg = rgb(st.color), bg = background(el);
+    const l1 = lum(fg), l2 = lum(bg), ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    const large = parseFloat(st.fontSize) >= 24 || (parseFloat(st.fontSize) >= 18.66 && Number(st.fontWeight) >= 700);
+    const key = st.color + ' on ' + JSON.stringify(bg);
+    if (ratio < (large ? 3 : 4.5) && !seen.has(key)) { seen.add(key); p.push('contrast ' + ratio.toFixed(2) + ':1 for "' + el.textContent.trim().slice(0, 30) + '" (' + key + ')'); }
+  });
+  return p;
+})()`
+
+// TestBrowserPages opens every page, with good and bad input, in Chromium at a
+// desktop (1280 px) and a phone (390 px) width and audits it (see audit). The
+// pages are served with the test fakes; TestBrowser runs the real system.
+func TestBrowserPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not with -short")
+	}
+	exe := chromium(t)
+	site := web.FakeSite(t)
+	s := &stack{t: t, browser: newBrowser(t, exe)}
+	pages := []string{"/", "/?q=python+venv", "/?q=" + strings.Repeat("a", 2000), "/?q=python+venv&fusion=rrf",
+		"/?q=", "/?q=x&w_bm25=abc&x=1", "/?q=x&k=500", "/entities/python", "/entities/nope", "/entities/" + strings.Repeat("x", 300),
+		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/bad%20id", "/documents", "/documents?after=%27"}
+	for _, width := range []int64{1280, 390} {
+		s.do(chromedp.EmulateViewport(width, 900))
+		for _, p := range pages {
+			s.do(chromedp.Navigate(site + p))
+			s.until(`document.readyState === 'complete'`, 30*time.Second)
+			for _, problem := range eval[[]string](s, audit) {
+				t.Errorf("%s at %d px: %s", clipTo(p, 50), width, problem)
+			}
+		}
+		// A crawl the crawler refuses keeps the form as typed and says why on it.
+		s.do(chromedp.Navigate(site+"/crawls"), chromedp.WaitVisible(chromedp.ID("crawl-form")),
+			chromedp.SetValue(chromedp.ID("url"), "http://10.0.0.1/"), chromedp.SetValue(chromedp.ID("tags"), "mine"),
+			chromedp.Click(chromedp.CSS(`#crawl-form button[type=submit]`)))
+		s.until(`document.getElementById('crawl-error') !== null`, 30*time.Second)
+		if got := eval[[]string](s, `[document.getElementById('url').value, document.getElementById('tags').value, document.getElementById('url').getAttribute('aria-invalid')]`); strings.Join(got, " ") != "http://10.0.0.1/ mine true" {
+			t.Errorf("after the crawler's refusal the form holds %q", got)
+		}
+		for _, problem := range eval[[]string](s, audit) {
+			t.Errorf("refused crawl at %d px: %s", width, problem)
+		}
+	}
+	s.do(chromedp.EmulateViewport(1280, 900))
+	s.keyboard(t, site)
+	s.errorLinkFocusesTheField(t, site)
+	s.crawlProgress(t, site)
+}
+
+// keyboard tabs through the search page: the skip link first, then the header,
+// the search box and its button, each with a visible focus outline; the skip link
+// jumps over the navigation.
+func (s *stack) keyboard(t *testing.T, site string) {
+	// A results page: the empty search page gives the search box the focus at once.
+	s.do(chromedp.Navigate(site + "/?q=python+venv"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	const focused = `(() => { const e = document.activeElement, st = getComputedStyle(e);
+	  return [e.id || e.textContent.trim(), st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2 ? 'visible' : 'invisible'].join(' '); })()`
+	want := []string{"Skip to content visible", "kgsearch visible", "Search visible", "Crawls visible", "Documents visible", "q visible", "Search visible", "Filters and ranking visible"}
+	for i, w := range want {
+		s.do(chromedp.KeyEvent("\t"))
+		if got := eval[string](s, focused); got != w {
+			t.Errorf("tab %d: focus on %q, want %q", i+1, got, w)
+		}
+	}
+	s.do(chromedp.Navigate(site + "/?q=python+venv"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	s.do(chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r"), chromedp.KeyEvent("\t"))
+	if got := eval[string](s, `document.activeElement.id`); got != "q" {
+		t.Errorf("after the skip link, tab goes to %q, want the search box", got)
+	}
+}
+
+// errorLinkFocusesTheField follows the error's link to the control it names: the
+// control gets the focus, in the opened options panel.
+func (s *stack) errorLinkFocusesTheField(t *testing.T, site string) {
+	s.do(chromedp.Navigate(site + "/?q=x&w_bm25=abc&x=1"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	s.do(chromedp.Click(chromedp.CSS(`#search-error a`)))
+	if got := eval[string](s, `document.activeElement.id`); got != "w_bm25" {
+		t.Errorf("the error's link focused %q, want the BM25 slider", got)
+	}
+}
+
+// crawlProgress opens a crawl page: the live events (the fake crawler's stream
+// ends with the job done) fill the progress bar.
+func (s *stack) crawlProgress(t *testing.T, site string) {
+	s.do(chromedp.Navigate(site + "/crawls/" + web.FakeJobID))
+	s.until(`document.getElementById('job').dataset.final === '1'`, 30*time.Second)
+	got := eval[[]string](s, `[String(document.getElementById('c-progress').value), String(document.getElementById('c-progress').max), document.getElementById('c-progress-text').textContent]`)
+	if got[0] != "2" || got[1] != "2" || !strings.Contains(got[2], "finished") {
+		t.Errorf("finished crawl: progress %s of %s, %q; want 2 of 2, finished", got[0], got[1], got[2])
+	}
+	if got := eval[string](s, `document.querySelector('#c-pages li').textContent`); got != "stored · http://site.test/a · 1 chunk" {
+		t.Errorf("the finished page is listed as %q", got)
+	}
+}
+
+func clipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
