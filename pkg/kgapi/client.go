@@ -15,10 +15,11 @@ import (
 )
 
 // ErrUnavailable wraps failures to reach the kg service (connection refused, 5xx,
-// timeouts): callers degrade or retry later.
+// 429, 408, timeouts): callers degrade or retry later.
 var ErrUnavailable = errors.New("kg service unavailable")
 
-// StatusError is a 4xx answer: the request itself was wrong; retrying will not help.
+// StatusError is a 4xx answer other than 408 and 429: the request itself was
+// wrong (or not allowed); retrying it unchanged will not help.
 type StatusError struct {
 	Status int
 	Detail string
@@ -149,7 +150,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if err != nil {
 		return fmt.Errorf("%w: read response: %v", ErrUnavailable, err) //nolint:errorlint // the sentinel is the one class callers test; the transport error stays text so its own class (a timeout) does not leak
 	}
-	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout {
 		return fmt.Errorf("%w: %s: %s", ErrUnavailable, resp.Status, problemDetail(resp.StatusCode, data))
 	}
 	if resp.StatusCode >= 400 {

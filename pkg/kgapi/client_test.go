@@ -31,6 +31,9 @@ func TestClient(t *testing.T) {
 	mux.HandleFunc("POST /api/v1/parse", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
+	mux.HandleFunc("POST /api/v1/ingest", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusRequestTimeout) // a proxy in front of kg gave up waiting for the body
+	})
 	mux.HandleFunc("DELETE /api/v1/documents/{id}", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 	})
@@ -59,6 +62,9 @@ func TestClient(t *testing.T) {
 
 	if _, err := c.Parse(ctx, "q"); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("parse on 503: got %v, want ErrUnavailable", err)
+	}
+	if _, err := c.Ingest(ctx, Document{ID: "d1"}); !errors.Is(err, ErrUnavailable) || errors.As(err, &se) {
+		t.Errorf("ingest on 408: got %v, want ErrUnavailable (a timeout, not a refusal)", err)
 	}
 	if err := c.DeleteDocument(ctx, "d/1"); err != nil {
 		t.Errorf("delete of an unknown document: got %v, want nil", err)
