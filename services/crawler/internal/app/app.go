@@ -67,16 +67,21 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	srv.AddReadyCheck("mariadb", st.Ping)
+	var ob *outbox.Worker
+	if cfg.OutboxWorkers > 0 {
+		kg := kgapi.NewClient(cfg.KGURL, &http.Client{Timeout: outbox.DeliverTimeout}, cfg.KGAPIKey)
+		ob = outbox.New(outbox.Config{Owner: eng.Owner() + "-outbox", Workers: cfg.OutboxWorkers, Poll: cfg.OutboxPoll}, st, kg, logger, srv.Registry())
+		// Parked rows (documents kg refused) show on /readyz without making the crawler unready.
+		srv.AddInfoCheck("kg_outbox", ob.ParkedCheck)
+	}
 	srv.SetReady(true)
 
 	boot.Stop()
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return eng.Run(gctx) })
-	if cfg.OutboxWorkers > 0 {
-		kg := kgapi.NewClient(cfg.KGURL, &http.Client{Timeout: outbox.DeliverTimeout}, cfg.KGAPIKey)
-		w := outbox.New(outbox.Config{Owner: eng.Owner() + "-outbox", Workers: cfg.OutboxWorkers, Poll: cfg.OutboxPoll}, st, kg, logger, srv.Registry())
-		g.Go(func() error { return w.Run(gctx) })
+	if ob != nil {
+		g.Go(func() error { return ob.Run(gctx) })
 	}
 	return g.Wait()
 }

@@ -20,6 +20,7 @@ type flakyStore struct {
 	ackFailures int
 	acks        int
 	failed      int
+	parked      int
 }
 
 func (s *flakyStore) ClaimOutbox(context.Context, string, int, time.Duration) ([]store.OutboxItem, error) {
@@ -39,6 +40,15 @@ func (s *flakyStore) AckOutbox(context.Context, int64, string) error {
 func (s *flakyStore) FailOutbox(context.Context, int64, string, error) (time.Time, error) {
 	s.failed++
 	return time.Now(), nil
+}
+
+func (s *flakyStore) ParkOutbox(context.Context, int64, string, int, string) (bool, error) {
+	s.parked++
+	return true, nil
+}
+
+func (s *flakyStore) OutboxStats(context.Context) (store.OutboxStats, error) {
+	return store.OutboxStats{Parked: int64(s.parked)}, nil
 }
 
 type recordingKG struct {
@@ -66,9 +76,9 @@ func TestAckWaitsOutMariaDB(t *testing.T) {
 	}}
 	kg := &recordingKG{}
 	w := New(Config{Owner: "test"}, st, kg, nil, nil)
-	delivered, failed, err := w.DeliverOnce(context.Background())
-	if err != nil || delivered != 2 || failed != 0 {
-		t.Fatalf("DeliverOnce: got %d delivered, %d failed, %v; want 2, 0", delivered, failed, err)
+	r, err := w.DeliverOnce(context.Background())
+	if err != nil || r != (Result{Delivered: 2}) {
+		t.Fatalf("DeliverOnce: got %+v, %v; want 2 delivered", r, err)
 	}
 	if st.acks != 4 || st.failed != 0 {
 		t.Errorf("acknowledgements: got %d tries and %d releases, want 4 tries (2 refused, then 2) and none released", st.acks, st.failed)

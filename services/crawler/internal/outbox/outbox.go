@@ -3,7 +3,10 @@
 // (store.UpsertDocument, store.DeleteDocument); workers here claim due rows,
 // call kg's ingest or delete endpoint, and acknowledge them. When kg is down
 // the row is released with the store's backoff and retried later, so nothing
-// is lost and the crawl never waits for kg.
+// is lost and the crawl never waits for kg. A row that kg refuses for good (the
+// document itself is wrong: 400, 413, 422) is parked instead: it is not retried
+// until an operator requeues it (kgregraph -requeue-parked), and the parked count
+// is exported (metrics, /readyz) so the documents missing from the graph show.
 package outbox
 
 import (
@@ -12,6 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,6 +37,8 @@ type Store interface {
 	ClaimOutbox(ctx context.Context, owner string, n int, lease time.Duration) ([]store.OutboxItem, error)
 	AckOutbox(ctx context.Context, id int64, owner string) error
 	FailOutbox(ctx context.Context, id int64, owner string, cause error) (time.Time, error)
+	ParkOutbox(ctx context.Context, id int64, owner string, status int, reason string) (bool, error)
+	OutboxStats(ctx context.Context) (store.OutboxStats, error)
 }
 
 // Config tunes a Worker. Zero fields take the defaults given.
@@ -40,6 +48,9 @@ type Config struct {
 	Batch   int           // rows claimed at once; default 16
 	Lease   time.Duration // claim lease; default 2m
 	Poll    time.Duration // idle poll interval; default 1s
+	// StatsEvery is how often the pending and parked counts are read for the
+	// gauges and the readiness report; default 30s.
+	StatsEvery time.Duration
 }
 
 // Worker delivers outbox rows.
@@ -50,6 +61,18 @@ type Worker struct {
 	log       *slog.Logger
 	delivered *prometheus.CounterVec
 	failures  *prometheus.CounterVec
+	parkedTot *prometheus.CounterVec
+	pending   prometheus.Gauge
+	parked    prometheus.Gauge
+	// stats is the last OutboxStats read (nil before the first).
+	stats atomic.Pointer[store.OutboxStats]
+}
+
+// Result counts what DeliverOnce did with the rows it claimed.
+type Result struct {
+	Delivered int // acknowledged (kg took them)
+	Retried   int // released for a later attempt (kg unavailable)
+	Parked    int // refused by kg for good (or superseded by a newer row while refused)
 }
 
 // New returns a Worker; reg may be nil.
@@ -66,6 +89,9 @@ func New(cfg Config, st Store, kg KG, logger *slog.Logger, reg prometheus.Regist
 	if cfg.Poll == 0 {
 		cfg.Poll = time.Second
 	}
+	if cfg.StatsEvery == 0 {
+		cfg.StatsEvery = 30 * time.Second
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -74,11 +100,50 @@ func New(cfg Config, st Store, kg KG, logger *slog.Logger, reg prometheus.Regist
 			Name: "outbox_delivered_total", Help: "Outbox rows delivered to kg, by kind."}, []string{"kind"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "kgsearch", Subsystem: "crawler",
 			Name: "outbox_failures_total", Help: "Failed outbox deliveries (retried later), by kind."}, []string{"kind"}),
+		parkedTot: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "kgsearch", Subsystem: "crawler",
+			Name: "outbox_parked_total", Help: "Outbox rows kg refused for good and this process parked, by kind and kg's HTTP status (0: the row could not be sent)."}, []string{"kind", "status"}),
+		pending: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "kgsearch", Subsystem: "crawler",
+			Name: "outbox_pending", Help: "Outbox rows waiting for delivery to kg (the whole table, read every StatsEvery)."}),
+		parked: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "kgsearch", Subsystem: "crawler",
+			Name: "outbox_parked", Help: "Parked outbox rows: documents kg refused, missing from the graph until requeued (the whole table)."}),
 	}
 	if reg != nil {
-		reg.MustRegister(w.delivered, w.failures)
+		reg.MustRegister(w.delivered, w.failures, w.parkedTot, w.pending, w.parked)
 	}
 	return w
+}
+
+// RefreshStats reads the pending and parked counts into the gauges and the
+// readiness report.
+func (w *Worker) RefreshStats(ctx context.Context) error {
+	st, err := w.st.OutboxStats(ctx)
+	if err != nil {
+		return err
+	}
+	w.stats.Store(&st)
+	w.pending.Set(float64(st.Pending))
+	w.parked.Set(float64(st.Parked))
+	return nil
+}
+
+// Stats returns the counts last read, and false before the first read.
+func (w *Worker) Stats() (store.OutboxStats, bool) {
+	if st := w.stats.Load(); st != nil {
+		return *st, true
+	}
+	return store.OutboxStats{}, false
+}
+
+// ParkedCheck is a readiness report (httpserver.Server.AddInfoCheck: it never
+// makes the crawler unready): an error naming the parked count while there are
+// parked rows. It reads the counts last refreshed, not the database.
+func (w *Worker) ParkedCheck(context.Context) error {
+	st, ok := w.Stats()
+	if !ok || st.Parked == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d outbox rows parked: kg refused these documents for good and they are missing from the graph; "+
+		"list them with kgregraph -parked, requeue them with kgregraph -requeue-parked once kg is fixed", st.Parked)
 }
 
 // Run delivers until ctx is cancelled.
@@ -99,6 +164,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			<-done
 		}
 	}()
+	go w.statsLoop(ctx)
 	for ctx.Err() == nil {
 		items, err := w.st.ClaimOutbox(ctx, w.cfg.Owner, w.cfg.Batch, w.cfg.Lease)
 		if err != nil {
@@ -123,22 +189,50 @@ func (w *Worker) Run(ctx context.Context) error {
 	return nil
 }
 
-// DeliverOnce claims and delivers the due rows once (tests, tools); it
-// returns how many were delivered and how many failed.
-func (w *Worker) DeliverOnce(ctx context.Context) (delivered, failed int, err error) {
-	items, err := w.st.ClaimOutbox(ctx, w.cfg.Owner, w.cfg.Batch, w.cfg.Lease)
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, it := range items {
-		if w.deliver(ctx, it) {
-			delivered++
-		} else {
-			failed++
+// statsLoop refreshes the counts now and every StatsEvery until ctx ends.
+func (w *Worker) statsLoop(ctx context.Context) {
+	t := time.NewTicker(w.cfg.StatsEvery)
+	defer t.Stop()
+	for {
+		if err := w.RefreshStats(ctx); err != nil && ctx.Err() == nil {
+			w.log.Debug("read outbox counts", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
-	return delivered, failed, nil
 }
+
+// DeliverOnce claims and delivers the due rows once (tests, tools).
+func (w *Worker) DeliverOnce(ctx context.Context) (Result, error) {
+	var r Result
+	items, err := w.st.ClaimOutbox(ctx, w.cfg.Owner, w.cfg.Batch, w.cfg.Lease)
+	if err != nil {
+		return r, err
+	}
+	for _, it := range items {
+		switch w.deliver(ctx, it) {
+		case delivered:
+			r.Delivered++
+		case parked:
+			r.Parked++
+		default:
+			r.Retried++
+		}
+	}
+	return r, nil
+}
+
+// outcome is what became of a delivery.
+type outcome int
+
+const (
+	retried outcome = iota
+	delivered
+	parked
+)
 
 // DeliverTimeout bounds one delivery to kg. kg gives the ingest of a large
 // document up to eight times its graph timeout (8 s by default), so the kg client
@@ -146,7 +240,7 @@ func (w *Worker) DeliverOnce(ctx context.Context) (delivered, failed int, err er
 // 500-chunk page timed out at every attempt and never reached the graph.
 const DeliverTimeout = 90 * time.Second
 
-func (w *Worker) deliver(ctx context.Context, it store.OutboxItem) bool {
+func (w *Worker) deliver(ctx context.Context, it store.OutboxItem) outcome {
 	cctx, cancel := context.WithTimeout(ctx, DeliverTimeout)
 	defer cancel()
 	err := w.send(cctx, it)
@@ -155,7 +249,11 @@ func (w *Worker) deliver(ctx context.Context, it store.OutboxItem) bool {
 			w.log.Warn("ack outbox", "id", it.ID, "err", err)
 		}
 		w.delivered.WithLabelValues(it.Kind).Inc()
-		return true
+		return delivered
+	}
+	if status, reason, ok := Refusal(err); ok {
+		w.park(ctx, it, status, reason)
+		return parked
 	}
 	w.failures.WithLabelValues(it.Kind).Inc()
 	var next time.Time
@@ -166,17 +264,71 @@ func (w *Worker) deliver(ctx context.Context, it store.OutboxItem) bool {
 	})
 	if ferr != nil {
 		w.log.Warn("release outbox row", "id", it.ID, "err", ferr)
-		return false
+		return retried
 	}
 	var se *kgapi.StatusError
-	if errors.As(err, &se) {
-		w.log.Error("kg refused outbox row", "id", it.ID, "kind", it.Kind, "document", it.DocumentID, "attempts", it.Attempts, "retry_at", next, "err", err)
-	} else if it.Attempts <= 1 {
+	switch {
+	case it.Attempts > 1:
+		w.log.Debug("kg still unavailable or refusing", "id", it.ID, "kind", it.Kind, "attempts", it.Attempts, "retry_at", next, "err", err)
+	case errors.As(err, &se):
+		// 401, 403, 404 on ingest, …: kg refuses every request (a wrong key or
+		// URL), not this document; the row is retried until the setup is fixed.
+		w.log.Error("kg refused outbox row, kept for retry", "id", it.ID, "kind", it.Kind, "document", it.DocumentID, "status", se.Status, "retry_at", next, "err", err)
+	default:
 		w.log.Warn("kg unavailable, outbox row kept for retry", "id", it.ID, "kind", it.Kind, "document", it.DocumentID, "attempts", it.Attempts, "retry_at", next, "err", err)
-	} else {
-		w.log.Debug("kg still unavailable", "id", it.ID, "kind", it.Kind, "attempts", it.Attempts, "retry_at", next, "err", err)
 	}
-	return false
+	return retried
+}
+
+// errBadRow marks a row the worker cannot turn into a request (its payload does
+// not decode, its kind is unknown): no retry can help.
+var errBadRow = errors.New("outbox row cannot be sent")
+
+// Refusal reports whether err means kg refused the row for good, and then kg's
+// HTTP status and reason: a *kgapi.StatusError saying the document itself is
+// wrong (400 invalid, 413 too large, 422 unprocessable), or a row that cannot be
+// sent at all (status 0). kgapi has already classed 5xx, 408, 429 and transport
+// failures (timeouts included) as kgapi.ErrUnavailable; the other 4xx answers
+// (401, 403, a 404 on ingest, 405, 415) refuse every request, not this document,
+// and are retried like an outage. A 404 on delete never gets here: kgapi counts a
+// document kg does not know as deleted.
+func Refusal(err error) (status int, reason string, ok bool) {
+	var se *kgapi.StatusError
+	if errors.As(err, &se) {
+		switch se.Status {
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+			return se.Status, se.Detail, true
+		}
+		return 0, "", false
+	}
+	if errors.Is(err, errBadRow) {
+		return 0, err.Error(), true
+	}
+	return 0, "", false
+}
+
+// park parks a refused row (or drops it when a newer row of its document
+// supersedes it) and logs it once.
+func (w *Worker) park(ctx context.Context, it store.OutboxItem, status int, reason string) {
+	var isParked bool
+	err := w.retryStore(ctx, func(ctx context.Context) error {
+		var err2 error
+		isParked, err2 = w.st.ParkOutbox(ctx, it.ID, w.cfg.Owner, status, reason)
+		return err2
+	})
+	if err != nil {
+		w.log.Warn("park outbox row", "id", it.ID, "err", err)
+		return
+	}
+	if !isParked {
+		w.log.Warn("kg refused outbox row superseded by a newer one, dropped", "id", it.ID, "kind", it.Kind, "document", it.DocumentID, "status", status, "reason", reason)
+		return
+	}
+	w.parkedTot.WithLabelValues(it.Kind, strconv.Itoa(status)).Inc()
+	w.log.Error("kg refused outbox row for good, parked", "id", it.ID, "kind", it.Kind, "document", it.DocumentID, "status", status, "reason", reason, "attempts", it.Attempts)
+	if err := w.RefreshStats(ctx); err != nil && ctx.Err() == nil {
+		w.log.Debug("read outbox counts", "err", err)
+	}
 }
 
 func (w *Worker) send(ctx context.Context, it store.OutboxItem) error {
@@ -184,18 +336,18 @@ func (w *Worker) send(ctx context.Context, it store.OutboxItem) error {
 	case store.OutboxUpsert:
 		var doc kgapi.Document
 		if err := json.Unmarshal(it.Payload, &doc); err != nil {
-			return fmt.Errorf("decode outbox payload %d: %w", it.ID, err)
+			return fmt.Errorf("%w: decode payload of outbox row %d: %w", errBadRow, it.ID, err)
 		}
 		_, err := w.kg.Ingest(ctx, doc)
 		return err
 	case store.OutboxDelete:
 		p, err := it.DeletePayload()
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %w", errBadRow, err)
 		}
 		return w.kg.DeleteDocument(ctx, p.ID)
 	default:
-		return fmt.Errorf("outbox row %d has unknown kind %q", it.ID, it.Kind)
+		return fmt.Errorf("%w: outbox row %d has unknown kind %q", errBadRow, it.ID, it.Kind)
 	}
 }
 
