@@ -164,7 +164,9 @@ func (w *Worker) Run(ctx context.Context) error {
 			<-done
 		}
 	}()
-	go w.statsLoop(ctx)
+	statsDone := make(chan struct{})
+	go func() { defer close(statsDone); w.statsLoop(ctx) }()
+	defer func() { <-statsDone }()
 	for ctx.Err() == nil {
 		items, err := w.st.ClaimOutbox(ctx, w.cfg.Owner, w.cfg.Batch, w.cfg.Lease)
 		if err != nil {
