@@ -169,15 +169,25 @@ func layout(ent *kgapi.Entity, rels []kgapi.Relation) graphView {
 		a := -math.Pi/2 + 2*math.Pi*float64(i)/math.Max(n, 1)
 		g.Nodes[i].X = round1(w/2 + r*1.35*math.Cos(a))
 		g.Nodes[i].Y = round1(h/2 + r*math.Sin(a))
-		g.Nodes[i].LabelY = g.Nodes[i].Y + 32
+		// Names go outward: above the nodes of the upper half, below the others, so
+		// no name sits on its own edge.
+		g.Nodes[i].LabelY = round1(g.Nodes[i].Y + g.Nodes[i].R + 14)
+		if g.Nodes[i].Y < g.Center.Y-1 {
+			g.Nodes[i].LabelY = round1(g.Nodes[i].Y - g.Nodes[i].R - 6)
+		}
 	}
 	perPair := map[string]int{}
 	for _, rel := range shown {
 		nd := g.Nodes[seen[rel.Other.ID]]
 		k := perPair[rel.Other.ID]
 		perPair[rel.Other.ID]++
-		// Label at the middle of the edge, moved along it for a second relation.
-		t := 0.62 + 0.14*float64(k)
+		// Labels of neighbouring edges alternate between two distances from the
+		// centre so they do not run into each other; a second relation to the same
+		// neighbour moves further along its edge.
+		t := 0.42 + 0.14*float64(k)
+		if seen[rel.Other.ID]%2 == 1 {
+			t = 0.66 + 0.14*float64(k)
+		}
 		width := 1.0
 		if maxW > 0 {
 			width = 1 + 4*rel.Weight/maxW

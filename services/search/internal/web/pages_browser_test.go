@@ -13,7 +13,7 @@ import (
 // audit is run in a page and lists what a user would call broken: the page wider
 // than the window, a button or number broken over two lines, a form control
 // without a label, headings out of order, a missing landmark, an image without
-// alt text, text with less than 4.5:1 contrast (3:1 when large), a link or an
+// alt text, a drawing's label under 10 px high, text with less than 4.5:1 contrast (3:1 when large), a link or an
 // aria-describedby pointing at nothing, no title or icon.
 const audit = `(() => {
   const p = [];
@@ -36,6 +36,10 @@ const audit = `(() => {
   for (const sel of ['header', 'nav', 'main']) if (!document.querySelector(sel)) p.push('no <' + sel + '> landmark');
   document.querySelectorAll('img').forEach(i => { if (!i.hasAttribute('alt')) p.push('an image without alt: ' + i.src); });
   document.querySelectorAll('svg[role=img]').forEach(s => { if (!s.getAttribute('aria-label')) p.push('an SVG image without a label'); });
+  document.querySelectorAll('svg text').forEach(x => {
+    const h = x.getBoundingClientRect().height;
+    if (h > 0 && h < 10) p.push('the drawing\'s label "' + x.textContent + '" is ' + h.toFixed(1) + ' px high');
+  });
   if (!document.title.trim()) p.push('no title');
   if (!document.querySelector('link[rel=icon]')) p.push('no icon');
   document.querySelectorAll('[aria-describedby]').forEach(el => el.getAttribute('aria-describedby').split(' ').forEach(id => {
@@ -97,6 +101,13 @@ func TestBrowserPages(t *testing.T) {
 		for _, problem := range eval[[]string](s, audit) {
 			t.Errorf("refused crawl at %d px: %s", width, problem)
 		}
+	}
+	// On a phone the drawing scrolls in its frame, the entity in the middle of the view.
+	s.do(chromedp.EmulateViewport(390, 900), chromedp.Navigate(site+"/entities/python"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	if off := eval[float64](s, `(() => { const w = document.querySelector('.graphwrap').getBoundingClientRect(), c = document.querySelector('#graph .center circle').getBoundingClientRect();
+	  return Math.abs((c.left + c.right) / 2 - (w.left + w.right) / 2); })()`); off > 5 {
+		t.Errorf("on a phone the entity is drawn %.0f px off the middle of the view", off)
 	}
 	s.do(chromedp.EmulateViewport(1280, 900))
 	s.keyboard(t, site)

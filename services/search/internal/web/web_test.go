@@ -418,3 +418,50 @@ func TestScoreBreakdownAddsUp(t *testing.T) {
 		t.Errorf("rrf: the page does not say the score is not the sum of the contributions")
 	}
 }
+
+// TestLayoutLabelsDoNotOverlap draws an entity with twelve neighbours, as the
+// evaluation graph's Python has (its versions): no edge label may cover another
+// label or a node, and no node label another node label. Labels used to sit at
+// the same distance on every edge and below every node, so neighbouring edge
+// labels ran into each other and into the upper nodes' names.
+func TestLayoutLabelsDoNotOverlap(t *testing.T) {
+	ent := &kgapi.Entity{EntityRef: kgapi.EntityRef{ID: "python", Name: "Python", Type: "programming_language"}}
+	for i := range 12 {
+		ent.Relations = append(ent.Relations, kgapi.Relation{Type: "VERSION_OF", Direction: "in", Weight: float64(80 - 5*i), Confidence: 1,
+			Other: kgapi.EntityRef{ID: fmt.Sprintf("python-3-%d", i), Name: fmt.Sprintf("Python 3.%d", 10+i), Type: "version"}})
+	}
+	g := layout(ent, ent.Relations)
+	type box struct {
+		what           string
+		x0, y0, x1, y1 float64
+	}
+	// Text boxes from the font sizes of app.css (11 px edge labels, 13 px bold node
+	// labels; a character is at most about 0.68 em wide in the fonts the page may
+	// fall back to, capitals included), centred on x, the baseline at y.
+	text := func(what string, x, y, size float64, s string) box {
+		w := 0.68 * size * float64(len([]rune(s)))
+		return box{what, x - w/2, y - 0.8*size, x + w/2, y + 0.2*size}
+	}
+	var boxes []box
+	circle := func(n nodeView) box { return box{"node " + n.Name, n.X - n.R, n.Y - n.R, n.X + n.R, n.Y + n.R} }
+	boxes = append(boxes, circle(g.Center), text("name "+g.Center.Name, g.Center.X, g.Center.LabelY, 13, g.Center.Name))
+	for _, n := range g.Nodes {
+		boxes = append(boxes, circle(n), text("name "+n.Name, n.X, n.LabelY, 13, n.Name))
+	}
+	for _, e := range g.Edges {
+		boxes = append(boxes, text("edge label "+e.Title, e.LX, e.LY, 11, e.Label))
+	}
+	for i, a := range boxes {
+		if a.x0 < 0 || a.y0 < 0 || a.x1 > g.Width || a.y1 > g.Height {
+			t.Errorf("%s is cut off by the picture's edge: %+v", a.what, a)
+		}
+		for _, b := range boxes[i+1:] {
+			if strings.HasPrefix(a.what, "node") && strings.HasPrefix(b.what, "node") {
+				continue
+			}
+			if a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 {
+				t.Errorf("%s overlaps %s", a.what, b.what)
+			}
+		}
+	}
+}

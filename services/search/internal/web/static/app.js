@@ -57,6 +57,12 @@
     });
   });
 
+  // A drawing wider than a phone scrolls in its frame: start with the entity in
+  // the middle of the view.
+  document.querySelectorAll('.graphwrap').forEach(function (w) {
+    w.scrollLeft = (w.scrollWidth - w.clientWidth) / 2;
+  });
+
   // Confirmation before deleting.
   document.querySelectorAll('form.confirm').forEach(function (f) {
     f.addEventListener('submit', function (e) {
