@@ -185,7 +185,9 @@ func TestSearchPageRendersResultsEscaped(t *testing.T) {
 		t.Errorf("weights from the sliders: %v", req.Weights)
 	}
 	for _, want := range []string{`id="degraded"`, "Install &lt;b&gt;", "<mark>venv</mark>", "<mark>Python</mark>", `href="/entities/python"`,
-		`href="/?q=python&#43;venv&#43;modules"`, "chunk 1000, bytes 0–200", `rel="next"`} {
+		`href="/?q=python&#43;venv&#43;modules"`, "chunk 1000, bytes 0–200", `rel="next"`,
+		// the numbers beside entities say what they are
+		"confidence 0.900", "score 0.500, from the query's expansion"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q", want)
 		}
