@@ -305,6 +305,7 @@ func TestBrowser(t *testing.T) {
 	s.entityView(t)
 	s.scriptsDoNotRun(t)
 	s.cancelCrawl(t)
+	s.refusedCrawl(t)
 	s.phoneWidth(t)
 	s.cleanup(t, jobID)
 }
@@ -521,8 +522,22 @@ func (s *stack) weightsChangeOrder(t *testing.T) {
 
 // entityView opens a query entity and moves to a neighbour by clicking it.
 func (s *stack) entityView(t *testing.T) {
-	s.do(chromedp.Navigate(s.search+"/?q="+url.QueryEscape(query)), chromedp.WaitVisible(chromedp.CSS(`aside a[href^="/entities/"]`)),
-		chromedp.Click(chromedp.CSS(`aside a[href^="/entities/"]`)))
+	s.do(chromedp.Navigate(s.search+"/?q="+url.QueryEscape(query)), chromedp.WaitVisible(chromedp.CSS(`aside a[href^="/entities/"]`)))
+	// Every entity link of the result page (query entities, related entities, the
+	// entities a result mentions) opens an entity page: none goes nowhere.
+	links := eval[[]string](s, `[...new Set([...document.querySelectorAll('a[href^="/entities/"]')].map(a => a.getAttribute('href')))]`)
+	t.Logf("%d entity links on the result page", len(links))
+	for _, href := range links {
+		resp, err := http.Get(s.search + href)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the result page links to %s, which answers %d", href, resp.StatusCode)
+		}
+	}
+	s.do(chromedp.Click(chromedp.CSS(`aside a[href^="/entities/"]`)))
 	s.until(`location.pathname.startsWith('/entities/') && document.getElementById('graph') !== null`, time.Minute)
 	n := eval[int](s, `document.querySelectorAll('#graph a.node').length`)
 	if n == 0 {
@@ -577,6 +592,23 @@ func (s *stack) cancelCrawl(t *testing.T) {
 	if job.Status != "cancelled" || job.Counters.Stored >= 500 {
 		t.Errorf("after cancel the crawler says %+v", job)
 	}
+}
+
+// refusedCrawl asks the real crawler for an internal address its SSRF guard
+// refuses (127.0.0.2 is not in CRAWLER_ALLOW_HOSTS; the guard decides before any
+// request): the form comes back as typed with the crawler's reason on the field.
+func (s *stack) refusedCrawl(t *testing.T) {
+	s.do(chromedp.Navigate(s.search+"/crawls"), chromedp.WaitVisible(chromedp.ID("crawl-form")),
+		chromedp.SetValue(chromedp.ID("url"), "http://127.0.0.2:9/private"), chromedp.SetValue(chromedp.ID("tags"), "kept"),
+		chromedp.Click(chromedp.CSS(`#crawl-form button[type=submit]`)))
+	s.until(`document.getElementById('crawl-error') !== null`, 30*time.Second)
+	got := eval[[]string](s, `[document.getElementById('crawl-error').dataset.field, document.getElementById('crawl-error').textContent,
+	  document.getElementById('url').value, document.getElementById('tags').value]`)
+	if got[0] != "url" || !strings.Contains(got[1], "Please fix Start page:") || !strings.Contains(got[1], "CRAWLER_ALLOW_HOSTS") ||
+		got[2] != "http://127.0.0.2:9/private" || got[3] != "kept" {
+		t.Errorf("a refused crawl shows %q", got)
+	}
+	t.Logf("the crawler's refusal as the page shows it: %s", strings.Join(strings.Fields(got[1]), " "))
 }
 
 // phoneWidth renders the search page 390 px wide: nothing may overflow sideways.
