@@ -15,8 +15,10 @@ import (
 // default request): graph retrieval (graph weight 0), the graph expansion
 // (expand=false), the whole graph (both), and each of the BM25, vector, title and
 // recency signals (weight 0; the rest keep their default ratios, the service
-// renormalises them). A signal whose default weight is already 0 has nothing to
-// switch off and is skipped.
+// renormalises them). A signal whose default weight is already 0 (the title since
+// the ninth session) has nothing to switch off: it is switched on instead, as
+// "with-<signal>", at a tenth of the total with the rest scaled to nine tenths (for
+// the title, the design's weights).
 func Ablations(def ranker.Weights) []Method {
 	without := func(s ranker.Signal) (string, bool) {
 		if def.Get(s) == 0 {
@@ -41,9 +43,25 @@ func Ablations(def ranker.Weights) []Method {
 	for _, s := range []ranker.Signal{ranker.BM25, ranker.Vector, ranker.Title, ranker.Recency} {
 		if w, ok := without(s); ok {
 			add("no-"+s.String(), url.Values{"weights": {w}})
+		} else if def.Get(s) == 0 {
+			add("with-"+s.String(), url.Values{"weights": {with(def, s)}})
 		}
 	}
 	return out
+}
+
+// with is def with s switched on at a tenth of the total, the other weights scaled
+// to nine tenths of it.
+func with(def ranker.Weights, s ranker.Signal) string {
+	w, err := def.Normalize()
+	if err != nil {
+		return ranker.Weights{}.String()
+	}
+	for _, x := range ranker.Signals {
+		w[x] *= 0.9
+	}
+	w[s] = 0.1
+	return w.String()
 }
 
 // DefaultWeights reads the service's default weights from the explanation of its

@@ -83,7 +83,7 @@ func TestRRF(t *testing.T) {
 }
 
 func TestAblations(t *testing.T) {
-	got := Ablations(ranker.DefaultWeights())
+	got := Ablations(ranker.DesignWeights())
 	want := map[string]string{
 		"no-graph":   "weights=vector:0.35,bm25:0.2,recency:0.1,title:0.1",
 		"no-expand":  "expand=false",
@@ -108,14 +108,21 @@ func TestAblations(t *testing.T) {
 	if order[0] != "no-graph" || order[2] != "graph-off" {
 		t.Errorf("order %v", order)
 	}
-	// A signal already off has no ablation.
+	// A signal already off is switched on instead: at a tenth, the rest scaled to
+	// nine tenths (the defaults with the title on are the design's weights).
 	w, _ := ranker.ParseWeights("vector:0.5,bm25:0.5")
 	var names []string
 	for _, m := range Ablations(w) {
-		names = append(names, m.Name)
+		names = append(names, m.String())
 	}
-	if diff := cmp.Diff([]string{"no-expand", "no-bm25", "no-vector"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"expand=false", "weights=vector:0.5", "weights=bm25:0.5",
+		"weights=vector:0.45,bm25:0.45,title:0.1", "weights=vector:0.45,bm25:0.45,recency:0.1"}, names); diff != "" {
 		t.Errorf("ablations of vector+bm25 (-want +got):\n%s", diff)
+	}
+	for _, m := range Ablations(ranker.DefaultWeights()) {
+		if m.Name == "with-title" && m.String() != "weights="+ranker.DesignWeights().String() {
+			t.Errorf("with-title of the defaults: %s, want the design's weights %s", m, ranker.DesignWeights())
+		}
 	}
 }
 
@@ -140,8 +147,8 @@ func TestDefaultWeightsTakesTheAnswerNamingMostSignals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w != ranker.DefaultWeights() {
-		t.Errorf("weights %v, want the defaults", w)
+	if w != ranker.DesignWeights() {
+		t.Errorf("weights %v, want the answer naming five signals", w)
 	}
 	if len(s.asked) != 2 {
 		t.Errorf("asked %d queries, want 2 (stop once all five signals are named)", len(s.asked))

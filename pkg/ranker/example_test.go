@@ -35,12 +35,13 @@ func Example() {
 		fmt.Printf("%d %s %.3f vector=%.2f bm25=%.2f recency=%.1f title=%.2f %q\n",
 			x.Rank, x.Candidate.ChunkID, x.Score, b.Vector, b.BM25, b.Recency, b.Title, x.Preview)
 	}
-	// Weights without graph: vector .35/.75, bm25 .2/.75, recency and title .1/.75.
+	// Default weights without graph: vector 7/13, bm25 4/13, recency 2/13, title 0
+	// (its signal is computed and shown: 1 of 2 terms).
 	// Vector is min-max over the retriever's hits: .82 → 1, .64 → 0.
-	// 1: (.35·1 + .2·1 + .1·1 + .1·.5)/.75 = .7/.75 = .933 (title: 1 of 2 terms)
-	// 2: (.1·.2)/.75 = .027 (undated: recency .2)
+	// 1: (7·1 + 4·1 + 2·1)/13 = 1
+	// 2: (2·.2)/13 = .031 (undated: recency .2)
 
 	// Output:
-	// 1 1 0.933 vector=1.00 bm25=1.00 recency=1.0 title=0.50 "Call commit to make a transaction durable."
-	// 2 2 0.027 vector=0.00 bm25=0.00 recency=0.2 title=0.00 "A cursor runs statements and fetches rows."
+	// 1 1 1.000 vector=1.00 bm25=1.00 recency=1.0 title=0.50 "Call commit to make a transaction durable."
+	// 2 2 0.031 vector=0.00 bm25=0.00 recency=0.2 title=0.00 "A cursor runs statements and fetches rows."
 }

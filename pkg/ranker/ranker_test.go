@@ -72,11 +72,11 @@ func summarize(rs []Result) []ranked {
 
 func TestRankWeighted(t *testing.T) {
 	r := newTestRanker(t, Options{Normalization: MaxScale})
-	got, err := r.Rank(Request{Query: Query{Text: "sqlite connection"}}, threeCandidates())
+	got, err := r.Rank(Request{Query: Query{Text: "sqlite connection"}, Weights: DesignWeights()}, threeCandidates())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Default weights .35/.25/.20/.10/.10:
+	// Design weights .35/.25/.20/.10/.10:
 	// A = .35·.8 + .25·.5 + .2·1 + .1·1 + .1·1     = .28+.125+.2+.1+.1   = .805
 	// B = .35·.4 + 0      + .2·.5 + .1·.6 + 0      = .14+.1+.06          = .300
 	// C = 0      + .25·.7 + .2·.25 + .1·.2 + .1·.5 = .175+.05+.02+.05    = .295
@@ -104,7 +104,7 @@ func TestRankCustomWeights(t *testing.T) {
 		// A (.28+.2+.1+.1)/.75 = .68/.75 = .906667
 		// B (.14+.1+.06)/.75   = .30/.75 = .4
 		// C (.05+.02+.05)/.75  = .12/.75 = .16
-		{"defaults without graph", "", []ranked{{"a", 0.68 / 0.75, Breakdown{}}, {"b", 0.4, Breakdown{}}, {"c", 0.16, Breakdown{}}}},
+		{"design without graph", "", []ranked{{"a", 0.68 / 0.75, Breakdown{}}, {"b", 0.4, Breakdown{}}, {"c", 0.16, Breakdown{}}}},
 	}
 	r := newTestRanker(t, Options{Normalization: MaxScale})
 	for _, tt := range tests {
@@ -112,7 +112,7 @@ func TestRankCustomWeights(t *testing.T) {
 			var w Weights
 			var err error
 			if tt.weights == "" {
-				w, err = DefaultWeights().Renormalize(Graph)
+				w, err = DesignWeights().Renormalize(Graph)
 			} else {
 				w, err = ParseWeights(tt.weights)
 			}
@@ -136,7 +136,7 @@ func TestRankCustomWeights(t *testing.T) {
 
 func TestRankRRF(t *testing.T) {
 	r := newTestRanker(t, Options{Normalization: MaxScale})
-	got, err := r.Rank(Request{Query: Query{Text: "sqlite connection"}, Fusion: RRF}, threeCandidates())
+	got, err := r.Rank(Request{Query: Query{Text: "sqlite connection"}, Weights: DesignWeights(), Fusion: RRF}, threeCandidates())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,14 +577,15 @@ func TestRRFParticipationFollowsPresenceNotValue(t *testing.T) {
 //
 // Normalised: vector (v-.5)/(.7-.5) over the retriever's hits (c1's computed .6 → .5);
 // bm25 /8; graph used as is (kg's score is in [0,1]), b1 × .7 = .21; recency 1, .6, .2;
-// title 1 (phrase), 0, .5 (1 of 2 terms).
+// title 1 (phrase), 0, .5 (1 of 2 terms). Default weights 7/18, 5/18, 4/18, 2/18 and
+// title 0 (the title is computed and shown, not weighed):
 //
-//	a1 = .35·1 + .2·.25 + .1·1 + .1·1           = .60   (A's representative: .60 > a2)
-//	a2 = .25·.6 + .2·1 + .1·1 + .1·1            = .55
-//	A  = max per signal: v 1, g .6, bm25 1, rec 1, title 1
-//	   = .35 + .15 + .2 + .1 + .1               = .90
-//	c1 = .35·.5 + .2·.5 + .1·.2 + .1·.5         = .345
-//	b1 = .35·.5 + .25·.21 + .1·.6               = .2875
+//	a1 = (7·1 + 4·.25 + 2·1)/18                 = 10/18  (A's representative: > a2)
+//	a2 = (5·.6 + 4·1 + 2·1)/18                  = 9/18
+//	A  = max per signal: v 1, g .6, bm25 1, rec 1
+//	   = (7 + 3 + 4 + 2)/18                     = 16/18 = .889
+//	c1 = (7·.5 + 4·.5 + 2·.2)/18                = 5.9/18 = .328
+//	b1 = (7·.5 + 5·.21 + 2·.6)/18               = 5.75/18 = .319
 func TestRankDefault(t *testing.T) {
 	title := "SQLite connection objects"
 	cands := []Candidate{
@@ -603,9 +604,9 @@ func TestRankDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []ranked{
-		{"a1", 0.9, Breakdown{Vector: 1, Graph: 0.6, BM25: 1, Recency: 1, Title: 1, Final: 0.9}},
-		{"c1", 0.345, Breakdown{Vector: 0.5, BM25: 0.5, Recency: 0.2, Title: 0.5, Final: 0.345}},
-		{"b1", 0.2875, Breakdown{Vector: 0.5, Graph: 0.21, Recency: 0.6, Final: 0.2875}},
+		{"a1", 16.0 / 18, Breakdown{Vector: 1, Graph: 0.6, BM25: 1, Recency: 1, Title: 1, Final: 16.0 / 18}},
+		{"c1", 5.9 / 18, Breakdown{Vector: 0.5, BM25: 0.5, Recency: 0.2, Title: 0.5, Final: 5.9 / 18}},
+		{"b1", 5.75 / 18, Breakdown{Vector: 0.5, Graph: 0.21, Recency: 0.6, Final: 5.75 / 18}},
 	}
 	if diff := cmp.Diff(want, summarize(got), floatCmp); diff != "" {
 		t.Errorf("ranking (-want +got):\n%s", diff)

@@ -25,7 +25,9 @@ func TestParseWeights(t *testing.T) {
 		want Weights
 	}{
 		// Already sums to 1: unchanged.
-		{"design defaults", "vector:0.35,graph:0.25,bm25:0.2,recency:0.1,title:0.1", DefaultWeights()},
+		{"design weights", "vector:0.35,graph:0.25,bm25:0.2,recency:0.1,title:0.1", DesignWeights()},
+		// 0.35+0.25+0.2+0.1 = 0.9: the defaults (title 0) are the design's others scaled.
+		{"defaults", "vector:0.35,graph:0.25,bm25:0.2,recency:0.1", DefaultWeights()},
 		// 1+1 = 2 → each 1/2; unlisted signals 0.
 		{"normalised", "vector:1,bm25:1", Weights{Vector: 0.5, BM25: 0.5}},
 		// 2/(2+0) = 1: a zero switches graph off.
@@ -86,12 +88,15 @@ func TestRenormalize(t *testing.T) {
 		without []Signal
 		want    Weights
 	}{
-		// Defaults without graph: remaining sum 0.75.
-		// vector .35/.75 = .466667, bm25 .2/.75 = .266667, recency = title = .1/.75 = .133333
+		// Defaults (7/18, 5/18, 4/18, 2/18) without graph: remaining 13/18.
 		{"defaults without graph", DefaultWeights(), []Signal{Graph},
+			Weights{Vector: 7.0 / 13, BM25: 4.0 / 13, Recency: 2.0 / 13}},
+		// Design weights without graph: remaining sum 0.75.
+		// vector .35/.75 = .466667, bm25 .2/.75 = .266667, recency = title = .1/.75 = .133333
+		{"design without graph", DesignWeights(), []Signal{Graph},
 			Weights{Vector: 0.35 / 0.75, BM25: 0.2 / 0.75, Recency: 0.1 / 0.75, Title: 0.1 / 0.75}},
 		// Without graph and bm25: remaining .35+.1+.1 = .55.
-		{"without graph and bm25", DefaultWeights(), []Signal{Graph, BM25},
+		{"without graph and bm25", DesignWeights(), []Signal{Graph, BM25},
 			Weights{Vector: 0.35 / 0.55, Recency: 0.1 / 0.55, Title: 0.1 / 0.55}},
 		// Nothing dropped: already sums to 1.
 		{"nothing dropped", DefaultWeights(), nil, DefaultWeights()},
