@@ -58,16 +58,26 @@ func main() {
 	}
 }
 
-func run(opt regraph.Options) error {
+// setup reads the crawler's configuration from the environment and returns it with
+// a JSON logger at its level and a context that ends on an interrupt or SIGTERM.
+func setup() (config.Config, *slog.Logger, context.Context, context.CancelFunc, error) {
 	cfg, err := config.FromEnv(envconf.New())
 	if err == nil {
 		err = cfg.Validate()
 	}
 	if err != nil {
-		return fmt.Errorf("bad configuration:\n%w", err)
+		return cfg, nil, nil, nil, fmt.Errorf("bad configuration:\n%w", err)
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return cfg, logger, ctx, stop, nil
+}
+
+func run(opt regraph.Options) error {
+	cfg, logger, ctx, stop, err := setup()
+	if err != nil {
+		return err
+	}
 	defer stop()
 
 	// The embedder is only asked for its model: the content hash that tells an
@@ -115,15 +125,10 @@ type parkedRow struct {
 // parked lists the parked outbox rows and, with requeue, makes them due again.
 // It needs MariaDB only.
 func parked(requeue bool) error {
-	cfg, err := config.FromEnv(envconf.New())
-	if err == nil {
-		err = cfg.Validate()
-	}
+	cfg, logger, ctx, stop, err := setup()
 	if err != nil {
-		return fmt.Errorf("bad configuration:\n%w", err)
+		return err
 	}
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := store.Open(ctx, store.Config{DSN: cfg.MariaDBDSN}, logger)
 	if err != nil {
