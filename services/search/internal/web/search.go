@@ -72,6 +72,7 @@ type searchView struct {
 	OpenOptions bool   // the options panel is open: something in it is set or needs fixing
 	Degraded    []string
 	NextPage    string
+	PrevPage    string // the page before, when this one does not start at the first result
 	Offset      int
 	Suggestions []linkView
 }
@@ -314,13 +315,19 @@ func (w *Web) fillResults(ctx context.Context, view *searchView, req pipeline.Re
 	for _, q := range resp.SuggestedQueries {
 		view.Suggestions = append(view.Suggestions, linkView{Text: q, Href: "/?q=" + url.QueryEscape(q)})
 	}
-	if len(resp.Results) == req.K && req.Offset+req.K <= pipeline.MaxOffset {
-		next := url.Values{}
+	page := func(offset int) string {
+		v := url.Values{}
 		for k, vs := range fields {
-			next[k] = vs
+			v[k] = vs
 		}
-		next.Set("offset", strconv.Itoa(req.Offset+req.K))
-		view.NextPage = "/?" + next.Encode()
+		v.Set("offset", strconv.Itoa(offset))
+		return "/?" + v.Encode()
+	}
+	if len(resp.Results) == req.K && req.Offset+req.K <= pipeline.MaxOffset {
+		view.NextPage = page(req.Offset + req.K)
+	}
+	if req.Offset > 0 {
+		view.PrevPage = page(max(req.Offset-req.K, 0))
 	}
 }
 

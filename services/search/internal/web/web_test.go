@@ -467,3 +467,25 @@ func TestLayoutLabelsDoNotOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestResultPages: a page after the first says which results it shows and links
+// back (it had only a Next link); the first page has no Previous link.
+func TestResultPages(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	_, body := get(t, c, r.srv.URL+"/?q=python+venv&k=10&offset=20")
+	if !strings.Contains(body, "Results 21–30 for") || !strings.Contains(body, `<ol class="results" start="21">`) {
+		t.Errorf("the third page does not say it shows results 21 to 30")
+	}
+	prev := regexp.MustCompile(`href="([^"]*)" rel="prev"`).FindStringSubmatch(body)
+	if prev == nil || !strings.Contains(prev[1], "offset=10") || !strings.Contains(prev[1], "q=python&#43;venv") {
+		t.Fatalf("no Previous link to offset 10 keeping the query: %v", prev)
+	}
+	if !strings.Contains(body, `rel="next"`) || !strings.Contains(body, "offset=30") {
+		t.Errorf("no Next link to offset 30")
+	}
+	_, first := get(t, c, r.srv.URL+"/?q=python+venv")
+	if strings.Contains(first, `rel="prev"`) || !strings.Contains(first, "10 results for") {
+		t.Errorf("the first page has a Previous link or does not count its results")
+	}
+}
