@@ -261,10 +261,15 @@ func (w *Web) searchPage(c *gin.Context) {
 }
 
 // pageMessage is the API's message, reworded where it speaks of the address
-// (?q=...) while the page has a search box.
+// (?q=...) or in ranges (1..100) while the page has a search box and controls.
 func pageMessage(field, detail string) string {
-	if field == "q" {
+	switch field {
+	case "q":
 		return "Type the words to search for."
+	case "k":
+		return fmt.Sprintf("give a whole number from 1 to %d.", pipeline.MaxK)
+	case "offset":
+		return fmt.Sprintf("the first result shown must be a whole number from 0 to %d; follow the Next and Previous links.", pipeline.MaxOffset)
 	}
 	return detail
 }
