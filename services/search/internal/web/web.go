@@ -184,8 +184,12 @@ func securityHeaders(c *gin.Context) {
 }
 
 // render executes a page template into a buffer first, so a template error becomes
-// an error page instead of half a page.
+// an error page instead of half a page. The title of a page answering 4xx or 5xx
+// starts with "Error:".
 func (w *Web) render(c *gin.Context, status int, name, title, nav string, data any) {
+	if status >= 400 {
+		title = "Error: " + title // the tab and a screen reader's first words say the page is an error
+	}
 	p := page{Title: title, Nav: nav, CSRF: w.csrfToken(c), LoggedIn: w.loggedIn(c), NeedsKey: len(w.d.APIKeys) > 0, Data: data}
 	var buf bytes.Buffer
 	if err := w.pages[name].Execute(&buf, p); err != nil {

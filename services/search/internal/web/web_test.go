@@ -187,7 +187,7 @@ func TestSearchPageRendersResultsEscaped(t *testing.T) {
 	for _, want := range []string{`id="degraded"`, "Install &lt;b&gt;", "<mark>venv</mark>", "<mark>Python</mark>", `href="/entities/python"`,
 		`href="/?q=python&#43;venv&#43;modules"`, "chunk 1000, bytes 0–200", `rel="next"`,
 		// the numbers beside entities say what they are
-		"confidence 0.900", "score 0.500, from the query's expansion"} {
+		"confidence 0.900", "score 0.500, from the query's expansion", "<title>Search: python venv · kgsearch</title>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -245,6 +245,9 @@ func TestSearchPageBadInput(t *testing.T) {
 		if !regexp.MustCompile(`id="` + tt.id + `"[^>]*aria-invalid="true"`).MatchString(body) {
 			t.Errorf("%s: #%s is not marked invalid", name, tt.id)
 		}
+		if !strings.Contains(body, "<title>Error: Search: ") {
+			t.Errorf("%s: the page's title does not say it is an error", name)
+		}
 		if tt.id != "q" && !strings.Contains(body, `<details class="options" open>`) {
 			t.Errorf("%s: the options panel holding #%s stays folded", name, tt.id)
 		}
@@ -286,7 +289,11 @@ func TestEntityPage(t *testing.T) {
 			t.Errorf("entity page lacks %q", want)
 		}
 	}
-	if status, body := get(t, c, r.srv.URL+"/entities/nope%3Cscript%3E"); status != http.StatusNotFound || strings.Contains(body, "nope<script>") {
+	if !strings.Contains(body, "<title>Python (programming_language) · kgsearch</title>") {
+		t.Errorf("entity page title")
+	}
+	if status, body := get(t, c, r.srv.URL+"/entities/nope%3Cscript%3E"); status != http.StatusNotFound || strings.Contains(body, "nope<script>") ||
+		!strings.Contains(body, "<title>Error: Not Found · kgsearch</title>") {
 		t.Errorf("unknown entity: %d", status)
 	}
 	if status, _ := get(t, c, r.srv.URL+"/entities/"+strings.Repeat("x", 300)); status != http.StatusBadRequest {
