@@ -427,6 +427,15 @@ func (s *stack) searchPage(t *testing.T) {
 	if !strings.Contains(loc, "q=python+virtual+environments") || !strings.Contains(loc, "w_vector=") {
 		t.Errorf("the URL does not carry the form: %s", loc)
 	}
+	// Under weighted fusion each result's breakdown adds up to its score (to the
+	// rounding of the four-digit numbers).
+	for _, p := range eval[[][]string](s, `[...document.querySelectorAll('li.result')].map(li => [li.dataset.url, li.querySelector('td.sum').textContent, li.querySelector('.score').textContent])`) {
+		sum, _ := strconv.ParseFloat(p[1], 64)
+		score, _ := strconv.ParseFloat(p[2], 64)
+		if math.Abs(sum-score) > 0.0006 {
+			t.Errorf("%s: the breakdown adds up to %s, the score is %s", p[0], p[1], p[2])
+		}
+	}
 	s.screenshot("search")
 	s.shot("search-top", chromedp.CaptureScreenshot()) // the first screen, for the README
 	href := eval[string](s, `location.href`)
