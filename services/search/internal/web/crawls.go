@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -322,6 +323,7 @@ func (w *Web) crawlEvents(c *gin.Context) {
 }
 
 type documentsView struct {
+	Deleted   bool // the page shown after a delete says it happened
 	Docs      []apiclient.Document
 	Domain    string
 	After     string
@@ -331,7 +333,7 @@ type documentsView struct {
 }
 
 func (w *Web) documentsPage(c *gin.Context) {
-	view := documentsView{Domain: strings.TrimSpace(c.Query("domain")), After: c.Query("after")}
+	view := documentsView{Domain: strings.TrimSpace(c.Query("domain")), After: c.Query("after"), Deleted: c.Query("deleted") == "1"}
 	view.Back = c.Request.URL.RequestURI()
 	if len(view.Domain) > 253 {
 		w.fail(c, http.StatusBadRequest, "domain", "The domain is a host name such as docs.python.org.", "/documents")
@@ -377,7 +379,20 @@ func (w *Web) deleteDocument(c *gin.Context) {
 		w.dependencyError(c, "crawler", err, back)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, back)
+	c.Redirect(http.StatusSeeOther, withDeleted(back))
+}
+
+// withDeleted marks the page a delete returns to (a local path, see safeNext) with
+// deleted=1, so it says the document is gone: the row only vanished before.
+func withDeleted(back string) string {
+	u, err := url.Parse(back)
+	if err != nil {
+		return back
+	}
+	q := u.Query()
+	q.Set("deleted", "1")
+	u.RawQuery = q.Encode()
+	return u.RequestURI()
 }
 
 // crawlerRefusal is the crawler's 4xx answer in err, passed on to the browser

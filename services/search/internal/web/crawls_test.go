@@ -165,8 +165,15 @@ func TestCrawlsNeedLoginAndCSRF(t *testing.T) {
 	if resp, _ := post(t, c, r.srv.URL+"/crawls/"+testJobID+"/cancel", url.Values{"csrf": {tok}}); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("cancel: %d", resp.StatusCode)
 	}
-	if resp, _ := post(t, c, r.srv.URL+"/documents/0123456789abcdef0123456789abcdef/delete", url.Values{"csrf": {tok}, "back": {"/documents?domain=site.test"}}); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/documents?domain=site.test" {
+	if resp, _ := post(t, c, r.srv.URL+"/documents/0123456789abcdef0123456789abcdef/delete", url.Values{"csrf": {tok}, "back": {"/documents?domain=site.test"}}); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/documents?deleted=1&domain=site.test" {
 		t.Errorf("delete: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	// The page the delete returns to says it happened (the row only vanished).
+	if _, body := get(t, c, r.srv.URL+"/documents?deleted=1&domain=site.test"); !strings.Contains(body, `id="deleted"`) {
+		t.Errorf("the documents page after a delete does not say the document was deleted")
+	}
+	if _, body := get(t, c, r.srv.URL+"/documents"); strings.Contains(body, `id="deleted"`) {
+		t.Errorf("the documents page says a document was deleted when none was")
 	}
 	r.crawler.mu.Lock()
 	defer r.crawler.mu.Unlock()

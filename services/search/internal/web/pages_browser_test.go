@@ -80,7 +80,7 @@ func TestBrowserPages(t *testing.T) {
 	s := &stack{t: t, browser: newBrowser(t, exe)}
 	pages := []string{"/", "/?q=python+venv", "/?q=" + strings.Repeat("a", 2000), "/?q=python+venv&fusion=rrf", "/?q=python+venv&offset=20",
 		"/?q=", "/?q=x&w_bm25=abc&x=1", "/?q=x&k=500", "/entities/python", "/entities/nope", "/entities/" + strings.Repeat("x", 300),
-		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/bad%20id", "/documents", "/documents?after=%27"}
+		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/bad%20id", "/documents", "/documents?deleted=1", "/documents?after=%27"}
 	for _, width := range []int64{1280, 390} {
 		s.do(chromedp.EmulateViewport(width, 900))
 		for _, p := range pages {
