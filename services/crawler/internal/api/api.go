@@ -302,10 +302,14 @@ func (a *API) crawlPage(c *gin.Context) error {
 	if err != nil {
 		return mapError(err, "page")
 	}
-	c.JSON(http.StatusOK, gin.H{
+	out := gin.H{
 		"id": res.Document.ID, "url": res.Document.URL, "title": res.Document.Title,
 		"chunks": res.Chunks, "outcome": res.Outcome, "stage_ms": res.Timings, "document": docJSON(res.Document),
-	})
+	}
+	if res.Detail != "" {
+		out["detail"] = res.Detail
+	}
+	c.JSON(http.StatusOK, out)
 	return nil
 }
 

@@ -187,6 +187,8 @@ func docsSite(t *testing.T) *httptest.Server {
 		"/json":     page("json module", "Encode and decode JSON.", "/"),
 		"/http":     page("http module", "HTTP clients and servers.", "/"),
 		"/notfound": "",
+		// A page that JavaScript renders in the browser, linked from nowhere.
+		"/app": `<!doctype html><html><head><title>App</title><script type="module" src="/main.js"></script></head><body><div id="app"></div></body></html>`,
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		p, ok := pages[r.URL.Path]

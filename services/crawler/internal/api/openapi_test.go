@@ -63,6 +63,32 @@ func TestOpenAPIContract(t *testing.T) {
 	call("POST", "/api/v1/pages", fmt.Sprintf(`{"url":%q}`, site.URL+"/notfound"), 422)
 	call("POST", "/api/v1/pages", `{"tags":["x"]}`, 400)
 
+	// A page that scripts render in the browser: its outcome and the crawl's
+	// warning say so, in the documented shapes.
+	var shell struct{ Outcome, Detail string }
+	if err := json.Unmarshal(call("POST", "/api/v1/pages", fmt.Sprintf(`{"url":%q}`, site.URL+"/app"), 200), &shell); err != nil {
+		t.Fatal(err)
+	}
+	if shell.Outcome != "script_rendered" || shell.Detail != `an empty <div id="app">` {
+		t.Errorf("POST /pages of a shell: got outcome %q, detail %q", shell.Outcome, shell.Detail)
+	}
+	if err := json.Unmarshal(call("POST", "/api/v1/crawls", fmt.Sprintf(`{"url":%q,"max_depth":0}`, site.URL+"/app"), 202), &job); err != nil {
+		t.Fatal(err)
+	}
+	call("GET", "/api/v1/crawls/"+job.ID+"/events", "", 200) // ends with the summary
+	var shellJob struct {
+		Counters struct {
+			ScriptRendered int `json:"script_rendered"`
+		} `json:"counters"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(call("GET", "/api/v1/crawls/"+job.ID, "", 200), &shellJob); err != nil {
+		t.Fatal(err)
+	}
+	if shellJob.Counters.ScriptRendered != 1 || len(shellJob.Warnings) != 1 || !strings.Contains(shellJob.Warnings[0], "rendered by JavaScript") {
+		t.Errorf("crawl of a shell: got script_rendered %d, warnings %q", shellJob.Counters.ScriptRendered, shellJob.Warnings)
+	}
+
 	var page struct {
 		Documents []struct {
 			ID string `json:"id"`

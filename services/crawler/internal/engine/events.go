@@ -27,10 +27,11 @@ type Event struct {
 	At      time.Time `json:"at"`
 	URL     string    `json:"url,omitempty"`
 	Depth   int       `json:"depth,omitempty"`
-	Outcome string    `json:"outcome,omitempty"` // stored, unchanged, deleted, skipped, failed
+	Outcome string    `json:"outcome,omitempty"` // stored, unchanged, deleted, empty, noindex, script_rendered, skipped, failed
 	Reason  string    `json:"reason,omitempty"`
 	Chunks  int       `json:"chunks,omitempty"`
 	Error   string    `json:"error,omitempty"`
+	Detail  string    `json:"detail,omitempty"` // script_rendered: what shows the page is an empty shell
 	Status  *Status   `json:"status,omitempty"`
 }
 

@@ -28,6 +28,7 @@ func (e *PageError) Unwrap() error { return e.Err }
 type PageResult struct {
 	Document store.Document     `json:"document"`
 	Outcome  pipeline.Outcome   `json:"outcome"`
+	Detail   string             `json:"detail,omitempty"` // script_rendered: what shows the page is an empty shell
 	Chunks   int                `json:"chunks"`
 	Timings  map[string]float64 `json:"stage_ms"`
 }
@@ -66,7 +67,7 @@ func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (P
 		if err := pageFailure(ctx, c, d); err != nil {
 			return PageResult{}, err
 		}
-		return PageResult{Document: d.result.Document, Outcome: d.result.Outcome, Chunks: d.result.Chunks, Timings: stages.asMap()}, nil
+		return PageResult{Document: d.result.Document, Outcome: d.result.Outcome, Detail: d.out.detail, Chunks: d.result.Chunks, Timings: stages.asMap()}, nil
 	}
 }
 

@@ -17,6 +17,9 @@ const (
 	DoneDeleted   = "deleted" // 404/410 on recrawl: the stored document was removed
 	DoneEmpty     = "empty"
 	DoneNoIndex   = "noindex"
+	// DoneScriptRendered is a page without text because scripts render it
+	// in the browser: its HTML is an empty app shell (htmltext.DetectShell).
+	DoneScriptRendered = "script_rendered"
 )
 
 // Frontier reasons of skipped URLs (besides fetch.Reason*).
@@ -47,6 +50,9 @@ type progress struct {
 	SitemapURLs int64            `json:"sitemap_urls"`
 	Stages      StageTimes       `json:"stage_ms"`
 	ActiveMS    int64            `json:"active_ms"` // time spent running, across resumes
+	// ScriptShell is what showed the job's first script_rendered page to be
+	// a shell (`an empty <div id="app">`), for the status's warning.
+	ScriptShell string `json:"script_shell,omitempty"`
 }
 
 // StageTimes are summed per-page milliseconds in each stage.
@@ -58,25 +64,31 @@ type StageTimes struct {
 	Store   float64 `json:"store"`
 }
 
-// Counters of a job. Fetched, Stored, Unchanged, Deleted, Failed and Skipped
-// are exact (from the frontier table); Filtered, Bytes and Chunks are saved
-// by the job's owner every few seconds.
+// Counters of a job. Fetched, Stored, Unchanged, Deleted, Empty,
+// ScriptRendered, Failed and Skipped are exact (from the frontier table);
+// Filtered, Bytes and Chunks are saved by the job's owner every few seconds.
+// Empty counts the pages that ended without text to store (empty, noindex
+// and script_rendered); ScriptRendered is the part of them that scripts
+// render in the browser.
 type Counters struct {
-	Discovered int64            `json:"discovered"`
-	Queued     int64            `json:"queued"`
-	InFlight   int64            `json:"in_flight"`
-	Fetched    int64            `json:"fetched"`
-	Stored     int64            `json:"stored"`
-	Unchanged  int64            `json:"unchanged"`
-	Deleted    int64            `json:"deleted"`
-	Empty      int64            `json:"empty"`
-	Failed     int64            `json:"failed"`
-	FailedBy   map[string]int64 `json:"failed_by_reason"`
-	Skipped    map[string]int64 `json:"skipped"`
-	Filtered   map[string]int64 `json:"filtered_links"`
-	Chunks     int64            `json:"chunks"`
-	Bytes      int64            `json:"bytes"`
-	Sitemap    int64            `json:"sitemap_urls"`
+	Discovered int64 `json:"discovered"`
+	Queued     int64 `json:"queued"`
+	InFlight   int64 `json:"in_flight"`
+	Fetched    int64 `json:"fetched"`
+	Stored     int64 `json:"stored"`
+	Unchanged  int64 `json:"unchanged"`
+	Deleted    int64 `json:"deleted"`
+	Empty      int64 `json:"empty"`
+	// ScriptRendered pages are empty shells filled by JavaScript; counted
+	// in Empty too.
+	ScriptRendered int64            `json:"script_rendered"`
+	Failed         int64            `json:"failed"`
+	FailedBy       map[string]int64 `json:"failed_by_reason"`
+	Skipped        map[string]int64 `json:"skipped"`
+	Filtered       map[string]int64 `json:"filtered_links"`
+	Chunks         int64            `json:"chunks"`
+	Bytes          int64            `json:"bytes"`
+	Sitemap        int64            `json:"sitemap_urls"`
 }
 
 // Rates are per second of the job's running time.
@@ -114,6 +126,9 @@ type Status struct {
 	FinishedAt *time.Time      `json:"finished_at,omitempty"`
 	RunningMS  int64           `json:"running_ms"`
 	LastErrors []string        `json:"last_errors"`
+	// Warnings say what the user should know about the crawl's result,
+	// such as a site whose pages scripts render in the browser.
+	Warnings []string `json:"warnings"`
 }
 
 // fetchedReasons are the skip and failure reasons of pages that got an HTTP answer.
@@ -183,6 +198,9 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 					c.Deleted += n
 				case DoneEmpty, DoneNoIndex:
 					c.Empty += n
+				case DoneScriptRendered:
+					c.Empty += n
+					c.ScriptRendered += n
 				default:
 					c.Stored += n
 				}
@@ -195,6 +213,7 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 		}
 	}
 	st.Counters = c
+	st.Warnings = warnings(c, prog)
 	if secs := float64(prog.ActiveMS) / 1000; secs > 0 {
 		st.Rates = Rates{
 			PagesPerSec:  round2(float64(c.Fetched) / secs),
@@ -203,6 +222,28 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 		}
 	}
 	return st, nil
+}
+
+// warnings are the status's warnings: a crawl most of whose pages are
+// rendered by scripts in the browser (more than half of the pages that
+// ended done) has next to nothing searchable, and the user should crawl
+// something else.
+func warnings(c Counters, prog progress) []string {
+	out := []string{}
+	done := c.Stored + c.Unchanged + c.Empty
+	if c.ScriptRendered > 0 && 2*c.ScriptRendered > done {
+		what := "pages are"
+		if done == 1 {
+			what = "page is"
+		}
+		evidence := ""
+		if prog.ScriptShell != "" {
+			evidence = " (" + prog.ScriptShell + ")"
+		}
+		out = append(out, fmt.Sprintf("%d of %d %s rendered by JavaScript in the browser%s; the crawler reads the HTML the server sends and found no text. "+
+			"Crawl the site's pre-rendered or static export, or its sources, instead.", c.ScriptRendered, done, what, evidence))
+	}
+	return out
 }
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }

@@ -95,7 +95,7 @@ func (e *Engine) runPage(ctx context.Context, p pageJob) pageDone {
 
 	res, err := e.pipe.Index(ctx, pipeline.Page{
 		URL: p.req.URL, Extracted: page, ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"),
-		FetchedAt: fetchedAt, Tags: p.tags, Previous: p.prev,
+		FetchedAt: fetchedAt, Tags: p.tags, Previous: p.prev, Body: resp.Body, ContentType: resp.ContentType,
 	})
 	d.result = res
 	d.stages.Chunk, d.stages.Embed, d.stages.Store = ms(res.Timings.Chunk), ms(res.Timings.Embed), ms(res.Timings.Store)
@@ -146,6 +146,8 @@ func indexOutcome(res pipeline.Result) outcome {
 		return outcome{state: store.FrontierDone, reason: DoneUnchanged, chunks: res.Chunks}
 	case pipeline.NoIndex:
 		return outcome{state: store.FrontierDone, reason: DoneNoIndex}
+	case pipeline.ScriptRendered:
+		return outcome{state: store.FrontierDone, reason: DoneScriptRendered, detail: res.Shell.Evidence()}
 	default:
 		return outcome{state: store.FrontierDone, reason: DoneEmpty}
 	}

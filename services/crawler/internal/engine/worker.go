@@ -76,6 +76,7 @@ type outcome struct {
 	reason string
 	err    error
 	chunks int
+	detail string // what shows a script_rendered page is a shell
 }
 
 // process fetches and indexes one claimed URL and completes its frontier row.
@@ -104,7 +105,7 @@ func (r *jobRun) process(ctx context.Context, it store.FrontierItem) {
 		return
 	}
 	e.countEnd(out)
-	ev := Event{Type: EventPage, JobID: r.job.ID, At: time.Now().UTC(), URL: it.URL, Depth: it.Depth, Reason: out.reason, Chunks: out.chunks}
+	ev := Event{Type: EventPage, JobID: r.job.ID, At: time.Now().UTC(), URL: it.URL, Depth: it.Depth, Reason: out.reason, Chunks: out.chunks, Detail: out.detail}
 	switch out.state {
 	case store.FrontierDone:
 		ev.Outcome = out.reason
@@ -190,6 +191,9 @@ func (r *jobRun) handle(ctx context.Context, it store.FrontierItem) outcome {
 	}
 	if d.result.Outcome == pipeline.Stored && d.out.reason == DoneStored {
 		r.prog.Chunks += int64(d.result.Chunks)
+	}
+	if d.out.reason == DoneScriptRendered && r.prog.ScriptShell == "" {
+		r.prog.ScriptShell = d.out.detail // the example the status's warning names
 	}
 	r.mu.Unlock()
 	switch {

@@ -48,6 +48,9 @@ const (
 	Unchanged Outcome = "unchanged" // same content as the stored version
 	Empty     Outcome = "empty"     // no text to index
 	NoIndex   Outcome = "noindex"   // the page asks not to be indexed
+	// ScriptRendered is a page with no text because scripts build it in
+	// the browser: its HTML is an empty shell (htmltext.DetectShell).
+	ScriptRendered Outcome = "script_rendered"
 )
 
 // Timings are the stage timings of one page.
@@ -57,7 +60,10 @@ type Timings struct {
 
 // Result is what Index did.
 type Result struct {
-	Outcome  Outcome
+	Outcome Outcome
+	// Shell says what shows that the page is rendered by scripts; set
+	// when Outcome is ScriptRendered.
+	Shell    *htmltext.Shell
 	Document store.Document
 	Chunks   int
 	Timings  Timings
@@ -119,6 +125,11 @@ type Page struct {
 	Tags         []string
 	// Previous is the stored version, nil when the page is new.
 	Previous *store.Document
+	// Body and ContentType are the fetched answer, for telling a page that
+	// scripts render in the browser from one that has no text; a page
+	// without Body is never taken for such a shell.
+	Body        []byte
+	ContentType string
 }
 
 // Index chunks, embeds and stores a page, unless its content is unchanged.
@@ -127,6 +138,11 @@ func (p *Pipeline) Index(ctx context.Context, in Page) (Result, error) {
 	page := in.Extracted
 	if page.Robots.NoIndex {
 		res.Outcome = NoIndex
+		return res, nil
+	}
+	if sh := scriptShell(in); sh != nil {
+		res.Outcome = ScriptRendered
+		res.Shell = sh
 		return res, nil
 	}
 	if strings.TrimSpace(page.Text) == "" {
@@ -206,6 +222,18 @@ func (p *Pipeline) Index(ctx context.Context, in Page) (Result, error) {
 	res.Document = *doc
 	res.Chunks = len(chunks)
 	return res, nil
+}
+
+// scriptShell returns what shows that an HTML page with (next to) no text
+// is a shell that scripts fill in the browser, nil when it is not one. A
+// placeholder such as "Loading ..." is all the text such a page has: it is
+// not indexed either.
+func scriptShell(in Page) *htmltext.Shell {
+	page := in.Extracted
+	if len(in.Body) == 0 || page.Extractor == htmltext.ExtractorPlain || len(strings.TrimSpace(page.Text)) > htmltext.ShellMaxText {
+		return nil
+	}
+	return htmltext.DetectShell(in.Body, in.ContentType)
 }
 
 // ErrChanged is returned by KGPayload when the page no longer matches its stored

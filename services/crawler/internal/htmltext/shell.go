@@ -1,0 +1,272 @@
+package htmltext
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+)
+
+// Client-rendered pages. Some sites send an empty shell and build every
+// page in the browser: Docsify (a <div id="app"> and a script that fetches
+// the Markdown), single-page applications built with React, Vue, Svelte or
+// Angular without server rendering (<div id="root">, <div id="__next">,
+// <app-root>), often with a <noscript> asking the reader to enable
+// JavaScript. The crawler does not run scripts, so such a page has no text
+// to index. DetectShell tells these pages apart from pages that are merely
+// short, so that the crawler can say why it found nothing.
+//
+// A page is a shell when all of these hold:
+//
+//   - it has at least one executable script (a <script> without a type, of
+//     type module, or of a JavaScript type; JSON data blocks do not count);
+//   - its body holds at most ShellMaxText bytes of text (not counting
+//     spaces) outside scripts, styles, <noscript>, <template>, hidden
+//     elements and boilerplate (navigation, the page's banner and footer,
+//     sidebars): what a shell shows before its script runs ("Loading…", the
+//     site's name);
+//   - and one of:
+//     (a) a mount point: an element named by an id or a custom element
+//     (a tag with a hyphen), a div, main, section, article or custom
+//     element outside boilerplate, that holds no image, video, audio,
+//     iframe, object or embed, at most ShellMaxText bytes of text (a loading
+//     placeholder), while the page holds at most shellBesideMount bytes of
+//     text beside it (a title at most: a short real page whose few words lie
+//     beside an empty widget is not a shell);
+//     (b) a <noscript> whose text mentions JavaScript;
+//     (c) a body with no text at all and no media, and an external or
+//     module script (a page that a script builds from nothing; an inline
+//     script alone is more often a redirect).
+//
+// The rule looks at structure, not at generator names; known mount ids
+// (app, root, __next, __nuxt, ___gatsby, svelte) only decide which of
+// several mount points the evidence names.
+
+// ShellMaxText is the most text, in bytes without spaces, that a page
+// shell shows outside its scripts: a loading placeholder or the site's
+// name. A page whose extracted text is longer is not checked for a shell.
+const ShellMaxText = 64
+
+// shellBesideMount is the most text a shell holds beside its mount point.
+const shellBesideMount = 32
+
+// Shell describes a page whose content is rendered by scripts in the browser.
+type Shell struct {
+	// Mount is the start tag of the empty element the scripts render into,
+	// as `<div id="app">` or `<app-root>`; "" when the page has none.
+	Mount string
+	// Placeholder is the mount's text while the page loads ("Loading ..."),
+	// "" when it is empty.
+	Placeholder string
+	// Noscript is the page's <noscript> message about JavaScript, whitespace
+	// collapsed and cut to 120 bytes; "" when there is none.
+	Noscript string
+	// Scripts counts the page's executable script elements.
+	Scripts int
+}
+
+// Evidence says in a few words what shows that the page is a shell, for
+// reports: `an empty <div id="app">`, `<div id="app"> holding only
+// "Loading ..."`, `a <noscript> saying "You need to enable JavaScript"`, or
+// `a body with nothing but scripts`.
+func (s *Shell) Evidence() string {
+	switch {
+	case s.Mount != "" && s.Placeholder != "":
+		return fmt.Sprintf("%s holding only %q", s.Mount, s.Placeholder)
+	case s.Mount != "":
+		return "an empty " + s.Mount
+	case s.Noscript != "":
+		return fmt.Sprintf("a <noscript> saying %q", s.Noscript)
+	}
+	return "a body with nothing but scripts"
+}
+
+// knownMounts are the ids that frameworks and generators mount into; they
+// rank mount points, they are not required.
+var knownMounts = map[string]bool{"app": true, "root": true, "__next": true, "__nuxt": true, "___gatsby": true, "svelte": true}
+
+// mediaTags hold content that is not text: a page made of them is not empty.
+var mediaTags = map[atom.Atom]bool{
+	atom.Img: true, atom.Picture: true, atom.Video: true, atom.Audio: true,
+	atom.Iframe: true, atom.Object: true, atom.Embed: true,
+}
+
+// DetectShell reports whether an HTML document, fetched with the given
+// Content-Type, is a page shell whose content scripts render in the
+// browser (see the rule above), and what shows it; nil when it is not.
+func DetectShell(body []byte, contentType string) *Shell {
+	r, err := charset.NewReader(bytes.NewReader(body), contentType)
+	if err != nil {
+		r = bytes.NewReader(body)
+	}
+	// Without scripting, <noscript> content is parsed as elements, as a
+	// reader without JavaScript sees it.
+	doc, err := html.ParseWithOptions(r, html.ParseOptionEnableScripting(false))
+	if err != nil {
+		return nil
+	}
+	return shellOf(doc)
+}
+
+func shellOf(doc *html.Node) *Shell {
+	sh := &Shell{}
+	external := false
+	walkElements(doc, func(n *html.Node) bool {
+		switch tagOf(n) {
+		case atom.Script:
+			if executable(n) {
+				sh.Scripts++
+				_, src := attrOK(n, "src")
+				external = external || src || strings.EqualFold(strings.TrimSpace(attr(n, "type")), "module")
+			}
+		case atom.Noscript:
+			if sh.Noscript == "" {
+				if msg := collapse(textOf(n)); strings.Contains(strings.ToLower(msg), "javascript") {
+					sh.Noscript = clipText(msg, 120)
+				}
+			}
+		}
+		return true
+	})
+	body := findFirst(doc, atom.Body)
+	if sh.Scripts == 0 || body == nil {
+		return nil
+	}
+	text := contentTextLen(body)
+	if text > ShellMaxText {
+		return nil
+	}
+	if m := mountPoint(body, text); m != nil {
+		sh.Mount = startTag(m)
+		sh.Placeholder = clipText(collapse(contentText(m)), 60)
+		return sh
+	}
+	if sh.Noscript != "" {
+		return sh
+	}
+	if text == 0 && external && findNode(body, func(n *html.Node) bool { return mediaTags[tagOf(n)] }) == nil {
+		return sh
+	}
+	return nil
+}
+
+// mountPoint returns the element of body that scripts render the page
+// into, nil when there is none; total is the content text of body.
+func mountPoint(body *html.Node, total int) *html.Node {
+	var best *html.Node
+	rank := func(n *html.Node) int {
+		switch {
+		case knownMounts[attr(n, "id")]:
+			return 3
+		case !hasContentChild(n):
+			return 2 // the innermost element: the one the script fills
+		}
+		return 1
+	}
+	walkElements(body, func(n *html.Node) bool {
+		if passedOver(n) {
+			return false
+		}
+		if !mountLike(n) {
+			return true
+		}
+		inside := contentTextLen(n)
+		if inside > ShellMaxText || total-inside > shellBesideMount ||
+			findNode(n, func(c *html.Node) bool { return mediaTags[tagOf(c)] }) != nil {
+			return true
+		}
+		if best == nil || rank(n) > rank(best) {
+			best = n
+		}
+		return true
+	})
+	return best
+}
+
+// mountLike reports whether n can be a mount point: a div, main, section
+// or article with an id, or a custom element.
+func mountLike(n *html.Node) bool {
+	if strings.Contains(n.Data, "-") {
+		return true // a custom element: <app-root>, <my-app>
+	}
+	switch tagOf(n) {
+	case atom.Div, atom.Main, atom.Section, atom.Article:
+		return strings.TrimSpace(attr(n, "id")) != ""
+	}
+	return false
+}
+
+// hasContentChild reports whether n has a child element that is not passed
+// over (script, hidden, boilerplate).
+func hasContentChild(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && !passedOver(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// executable reports whether a script element holds or loads JavaScript.
+func executable(n *html.Node) bool {
+	t := strings.ToLower(strings.TrimSpace(attr(n, "type")))
+	if i := strings.IndexByte(t, ';'); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	return t == "" || t == "module" || strings.Contains(t, "javascript") || strings.Contains(t, "ecmascript")
+}
+
+// startTag renders n's start tag with its id (or, without one, its tag
+// alone): `<div id="app">`.
+func startTag(n *html.Node) string {
+	if id := strings.TrimSpace(attr(n, "id")); id != "" {
+		return fmt.Sprintf("<%s id=%q>", n.Data, clipText(id, 60))
+	}
+	return "<" + n.Data + ">"
+}
+
+// contentText is the text under n outside passed-over elements.
+func contentText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(c *html.Node) {
+		for cc := c.FirstChild; cc != nil; cc = cc.NextSibling {
+			switch {
+			case cc.Type == html.TextNode:
+				b.WriteString(cc.Data)
+			case cc.Type == html.ElementNode && !passedOver(cc):
+				walk(cc)
+				b.WriteByte(' ')
+			}
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// walkElements calls visit for every element under n in document order; it
+// does not descend into an element for which visit returns false.
+func walkElements(n *html.Node, visit func(*html.Node) bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if visit(c) {
+			walkElements(c, visit)
+		}
+	}
+}
+
+// clipText cuts s to at most n bytes on a rune boundary, marking the cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return strings.TrimSpace(s[:n]) + "…"
+}
