@@ -246,3 +246,35 @@ func TestParseProxies(t *testing.T) {
 		t.Fatal("a host name was accepted")
 	}
 }
+
+// TestErrorPageAnswersFirst: an error page set with SetErrorPage answers the
+// server's own errors when it says so (here for requests whose Accept names
+// text/html), with Retry-After already set; otherwise the problem document follows.
+func TestErrorPageAnswersFirst(t *testing.T) {
+	s, _ := limitedServer(t)
+	var seen Problem
+	s.SetErrorPage(func(c *gin.Context, p Problem) bool {
+		if !strings.Contains(c.GetHeader("Accept"), "text/html") {
+			return false
+		}
+		seen = p
+		c.Data(p.Status, "text/html; charset=utf-8", []byte("<p>"+p.Detail+"</p>"))
+		return true
+	})
+	for range 2 {
+		get(s, "/api/v1/search", "192.0.2.1:5000", "")
+	}
+	rec := get(s, "/api/v1/search", "192.0.2.1:5000", "", "Accept", "text/html")
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" ||
+		rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "searches") {
+		t.Errorf("over the limit from a page: %d %q Retry-After %q body %q; want the page's 429 with Retry-After",
+			rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get("Retry-After"), rec.Body.String())
+	}
+	if seen.Status != http.StatusTooManyRequests || seen.Instance != "/api/v1/search" {
+		t.Errorf("the page got %+v, want the 429 problem", seen)
+	}
+	rec = get(s, "/api/v1/search", "192.0.2.1:5000", "")
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Content-Type") != "application/problem+json" {
+		t.Errorf("over the limit from a program: %d %q, want the 429 problem document", rec.Code, rec.Header().Get("Content-Type"))
+	}
+}

@@ -118,6 +118,9 @@ type Server struct {
 	// notFoundPage, when set, answers unknown paths first (a web interface's HTML
 	// page for browsers); when it writes nothing, the problem document follows.
 	notFoundPage atomic.Pointer[gin.HandlerFunc]
+	// errorPage, when set, may answer an error the server writes (a rate limit, a
+	// body over the limit, ...) instead of the problem document.
+	errorPage atomic.Pointer[func(*gin.Context, Problem) bool]
 }
 
 // New builds a server for the named service. Routes are added on Engine() or API().
@@ -159,6 +162,13 @@ func New(name string, cfg Config, logger *slog.Logger) *Server {
 // problem document: h writes a response (an HTML page for a browser) or nothing
 // (the problem document is then written as usual).
 func (s *Server) SetNotFoundPage(h gin.HandlerFunc) { s.notFoundPage.Store(&h) }
+
+// SetErrorPage makes h answer the errors the server writes (rate limits, bodies over
+// the limit, unsupported methods, and handlers' errors through WriteError) before the
+// problem document: h writes a response and returns true (an HTML page for a
+// browser's navigation), or writes nothing and returns false (the problem document
+// follows). Retry-After is set before h runs.
+func (s *Server) SetErrorPage(h func(c *gin.Context, p Problem) bool) { s.errorPage.Store(&h) }
 
 // Engine is the gin engine, for routes that need no API key.
 func (s *Server) Engine() *gin.Engine { return s.engine }
@@ -295,6 +305,10 @@ func (s *Server) writeError(c *gin.Context, err error) {
 	}
 	if p.Title == "" {
 		p.Title = http.StatusText(e.Status)
+	}
+	if h := s.errorPage.Load(); h != nil && (*h)(c, p) {
+		c.Abort()
+		return
 	}
 	body, _ := json.Marshal(p)
 	c.Data(e.Status, "application/problem+json", body)

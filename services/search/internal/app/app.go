@@ -128,6 +128,7 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	pages.Register(srv.Engine())
 	srv.SetNotFoundPage(pages.NotFoundPage)
+	srv.SetErrorPage(pages.ErrorPage)
 	srv.AddReadyCheck("mariadb", st.Ping)
 	// Search answers without kg (graph signal dropped, reported as degraded), so kg
 	// is reported by /readyz but does not make the service unready.

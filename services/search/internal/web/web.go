@@ -31,6 +31,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/kgapi"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/search/internal/indexer"
@@ -156,11 +157,37 @@ func (w *Web) Register(e *gin.Engine) {
 // it before its own 404 (httpserver.Server.SetNotFoundPage).
 func (w *Web) NotFoundPage(c *gin.Context) {
 	r := c.Request
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !strings.Contains(r.Header.Get("Accept"), "text/html") ||
-		strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") {
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !fromBrowser(r) {
 		return
 	}
 	w.fail(c, http.StatusNotFound, "", "There is no page at this address. Search from the start page, or pick Crawls or Documents above.", "/")
+}
+
+// ErrorPage answers an error the server writes itself before the page's handler
+// runs (the rate limit on searches, crawl creation and sign-in, a form body over the
+// size limit) with the HTML error page when a browser asked for a page (Accept
+// naming text/html, outside /api/ and /mcp); programs keep the problem document
+// (httpserver.Server.SetErrorPage). A browser used to be shown the raw JSON.
+func (w *Web) ErrorPage(c *gin.Context, p httpserver.Problem) bool {
+	if !fromBrowser(c.Request) {
+		return false
+	}
+	msg := p.Detail
+	switch {
+	case p.Status == http.StatusTooManyRequests:
+		msg = "Too many requests from you in a short time: " + p.Detail + ". Wait a moment and try again."
+	case msg == "":
+		msg = p.Title
+	}
+	w.fail(c, p.Status, p.Field, msg, "/")
+	return true
+}
+
+// fromBrowser reports a request for a page: Accept names text/html and the path is
+// not the API's or MCP's.
+func fromBrowser(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/html") && !strings.HasPrefix(r.URL.Path, "/api/") &&
+		r.URL.Path != "/mcp" && !strings.HasPrefix(r.URL.Path, "/mcp/")
 }
 
 // page is what every template gets besides its own data.

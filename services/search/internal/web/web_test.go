@@ -391,6 +391,54 @@ func TestUnknownPathInABrowser(t *testing.T) {
 	}
 }
 
+// TestRateLimitInABrowser: a browser over the search rate limit gets the HTML error
+// page saying so, with Retry-After, and the site's navigation; a program asking the
+// same page and the API keep the 429 problem document. The limit applies before the
+// page's handler, so the browser used to be shown the raw problem JSON. Requests are
+// served in process from a documentation address (192.0.2.0/24); nothing is dialled.
+func TestRateLimitInABrowser(t *testing.T) {
+	w, err := New(Deps{Search: &fakeSearch{resp: sampleResponse()}, Chunks: fakeChunks{}, Graph: fakeGraph{}, Docs: fakeDocs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0", Limits: []httpserver.RouteLimit{{Name: "searches",
+		Routes: []string{"GET /", "GET /api/v1/search"}, PerAddr: httpserver.Rate{PerSecond: 1.0 / 3600, Burst: 1}}}},
+		slog.New(slog.DiscardHandler))
+	w.Register(srv.Engine())
+	srv.API("/api/v1").GET("/search", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+	srv.SetErrorPage(w.ErrorPage)
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	get := func(path, accept string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.RemoteAddr = "192.0.2.7:5000"
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		rec := httptest.NewRecorder()
+		srv.Engine().ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := get("/?q=venv", browser); rec.Code != http.StatusOK {
+		t.Fatalf("first search page: %d, want 200", rec.Code)
+	}
+	rec := get("/?q=venv", browser)
+	body := rec.Body.String()
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" ||
+		rec.Header().Get("Retry-After") == "" || rec.Header().Get("Content-Security-Policy") == "" {
+		t.Fatalf("over the limit in a browser: %d %q Retry-After %q CSP %q; want the HTML 429 page",
+			rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get("Retry-After"), rec.Header().Get("Content-Security-Policy"))
+	}
+	if !strings.Contains(body, "Too many requests") || !strings.Contains(body, "searches") || !strings.Contains(body, `href="/crawls"`) ||
+		!strings.Contains(body, "<title>Error:") {
+		t.Errorf("the 429 page does not say what happened or lacks the navigation: %.600s", body)
+	}
+	for _, tc := range []struct{ path, accept string }{{"/?q=venv", "application/json"}, {"/api/v1/search?q=venv", browser}} {
+		if rec := get(tc.path, tc.accept); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s (Accept %q) over the limit: %d %q, want the 429 problem document", tc.path, tc.accept, rec.Code, rec.Header().Get("Content-Type"))
+		}
+	}
+}
+
 // TestScoreBreakdownAddsUp: each result's breakdown ends with the sum of its
 // contributions, which under weighted fusion is the score the page shows; under
 // reciprocal rank fusion the page says the score is not that sum (it used to
