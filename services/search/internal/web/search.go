@@ -317,17 +317,24 @@ func (w *Web) fillResults(ctx context.Context, view *searchView, req pipeline.Re
 		}
 		view.Results = append(view.Results, rv)
 	}
-	for _, q := range resp.SuggestedQueries {
-		view.Suggestions = append(view.Suggestions, linkView{Text: q, Href: "/?q=" + url.QueryEscape(q)})
-	}
-	page := func(offset int) string {
+	// Links to other searches keep the form (filters, weights, fusion): a suggested
+	// query is searched within the same tags and domain as the query it came from.
+	link := func(q string, offset int) string {
 		v := url.Values{}
 		for k, vs := range fields {
 			v[k] = vs
 		}
-		v.Set("offset", strconv.Itoa(offset))
+		v.Set("q", q)
+		v.Del("offset")
+		if offset > 0 {
+			v.Set("offset", strconv.Itoa(offset))
+		}
 		return "/?" + v.Encode()
 	}
+	for _, q := range resp.SuggestedQueries {
+		view.Suggestions = append(view.Suggestions, linkView{Text: q, Href: link(q, 0)})
+	}
+	page := func(offset int) string { return link(req.Query, offset) }
 	if len(resp.Results) == req.K && req.Offset+req.K <= pipeline.MaxOffset {
 		view.NextPage = page(req.Offset + req.K)
 	}

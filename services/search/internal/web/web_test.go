@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"math"
@@ -185,12 +186,25 @@ func TestSearchPageRendersResultsEscaped(t *testing.T) {
 		t.Errorf("weights from the sliders: %v", req.Weights)
 	}
 	for _, want := range []string{`id="degraded"`, "Install &lt;b&gt;", "<mark>venv</mark>", "<mark>Python</mark>", `href="/entities/python"`,
-		`href="/?q=python&#43;venv&#43;modules"`, "chunk 1000, bytes 0–200", `rel="next"`,
+		"chunk 1000, bytes 0–200", `rel="next"`,
 		// the numbers beside entities say what they are
 		"confidence 0.900", "score 0.500, from the query's expansion", "<title>Search: python venv · kgsearch</title>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	// A suggested query is searched within the same filters and with the same form.
+	sugg := regexp.MustCompile(`<a href="([^"]*)">python venv modules</a>`).FindStringSubmatch(body)
+	if sugg == nil {
+		t.Fatal("no link for the suggested query")
+	}
+	u, err := url.Parse(html.UnescapeString(sugg[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := u.Query(); u.Path != "/" || v.Get("q") != "python venv modules" || v.Get("tags") != "python" || v.Get("fusion") != "rrf" ||
+		v.Get("offset") != "" {
+		t.Errorf("suggestion link %q: want q=python venv modules with the form's tags and fusion, no offset", sugg[1])
 	}
 	// Bars: every segment's width is weight × value, in percent of the bar.
 	rects := regexp.MustCompile(`data-signal="(\w+)" x="[0-9.]+" y="0" width="([0-9.]+)"`).FindAllStringSubmatch(body, -1)
