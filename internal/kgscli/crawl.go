@@ -134,7 +134,7 @@ func newJobCmd(o *options) *cobra.Command {
 				return err
 			}
 			if !wait || st.Terminal() {
-				return printJob(o.io.Out, st, format, summaryLine(st))
+				return printJob(o.io.Out, st, format, summaryText(st))
 			}
 			return follow(cmd.Context(), o, st, progress, format)
 		},
@@ -181,7 +181,7 @@ func follow(ctx context.Context, o *options, st *apiclient.CrawlStatus, mode, fo
 	v.c = final.Counters
 	v.draw(true)
 	v.end()
-	if err := printJob(o.io.Out, final, format, summaryLine(final)); err != nil {
+	if err := printJob(o.io.Out, final, format, summaryText(final)); err != nil {
 		return err
 	}
 	if final.Status != "done" {
@@ -190,12 +190,27 @@ func follow(ctx context.Context, o *options, st *apiclient.CrawlStatus, mode, fo
 	return nil
 }
 
-// summaryLine is a job in one line, with the reasons of failures and skips.
+// summaryText is the job's summary line followed by a line per warning.
+func summaryText(st *apiclient.CrawlStatus) string {
+	var b strings.Builder
+	b.WriteString(summaryLine(st))
+	for _, w := range st.Warnings {
+		b.WriteString("\nwarning: " + w)
+	}
+	return b.String()
+}
+
+// summaryLine is a job in one line, with the reasons of failures and skips
+// and the empty pages that JavaScript renders in the browser.
 func summaryLine(st *apiclient.CrawlStatus) string {
 	c := st.Counters
 	took := time.Duration(st.RunningMS) * time.Millisecond
-	return fmt.Sprintf("crawl %s %s in %s: %d stored, %d unchanged, %d deleted, %d empty, %d failed%s, %d skipped%s, %d chunks",
-		st.ID, st.Status, took.Round(time.Millisecond), c.Stored, c.Unchanged, c.Deleted, c.Empty,
+	empty := ""
+	if c.ScriptRendered > 0 {
+		empty = fmt.Sprintf(" (%d rendered by JavaScript)", c.ScriptRendered)
+	}
+	return fmt.Sprintf("crawl %s %s in %s: %d stored, %d unchanged, %d deleted, %d empty%s, %d failed%s, %d skipped%s, %d chunks",
+		st.ID, st.Status, took.Round(time.Millisecond), c.Stored, c.Unchanged, c.Deleted, c.Empty, empty,
 		c.Failed, reasons(c.FailedBy), c.SkippedTotal(), reasons(c.Skipped), c.Chunks)
 }
 

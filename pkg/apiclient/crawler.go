@@ -30,20 +30,23 @@ type CrawlSpec struct {
 
 // Counters are a crawl job's counters (see the crawler's README).
 type Counters struct {
-	Discovered int64            `json:"discovered"`
-	Queued     int64            `json:"queued"`
-	InFlight   int64            `json:"in_flight"`
-	Fetched    int64            `json:"fetched"`
-	Stored     int64            `json:"stored"`
-	Unchanged  int64            `json:"unchanged"`
-	Deleted    int64            `json:"deleted"`
-	Empty      int64            `json:"empty"`
-	Failed     int64            `json:"failed"`
-	FailedBy   map[string]int64 `json:"failed_by_reason,omitempty"`
-	Skipped    map[string]int64 `json:"skipped,omitempty"`
-	Filtered   map[string]int64 `json:"filtered_links,omitempty"`
-	Chunks     int64            `json:"chunks"`
-	Bytes      int64            `json:"bytes"`
+	Discovered int64 `json:"discovered"`
+	Queued     int64 `json:"queued"`
+	InFlight   int64 `json:"in_flight"`
+	Fetched    int64 `json:"fetched"`
+	Stored     int64 `json:"stored"`
+	Unchanged  int64 `json:"unchanged"`
+	Deleted    int64 `json:"deleted"`
+	Empty      int64 `json:"empty"`
+	// ScriptRendered counts the empty pages whose HTML is a shell that
+	// JavaScript fills in the browser (part of Empty).
+	ScriptRendered int64            `json:"script_rendered,omitempty"`
+	Failed         int64            `json:"failed"`
+	FailedBy       map[string]int64 `json:"failed_by_reason,omitempty"`
+	Skipped        map[string]int64 `json:"skipped,omitempty"`
+	Filtered       map[string]int64 `json:"filtered_links,omitempty"`
+	Chunks         int64            `json:"chunks"`
+	Bytes          int64            `json:"bytes"`
 }
 
 // SkippedTotal sums the skips over their reasons.
@@ -111,6 +114,9 @@ type CrawlStatus struct {
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 	RunningMS  int64      `json:"running_ms"`
 	LastErrors []string   `json:"last_errors"`
+	// Warnings say what the user should know about the result, e.g. that
+	// most pages are rendered by JavaScript and the crawl found no text.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Terminal reports whether the job has ended.

@@ -34,4 +34,9 @@
 // With Options.Host (e.g. "site.test") links use that name and its www.
 // variant; Resolver returns a *net.Resolver backed by a small DNS server that
 // answers 127.0.0.1 for those names, to pass to netguard.Options.Resolver.
+//
+// NewShellSite serves a second, small site whose pages but one are empty
+// shells that JavaScript renders in the browser (Docsify, a React build, a
+// Next.js export, a page with only a <noscript>), for the crawler's
+// script_rendered outcome and warning; ShellPages holds its pages.
 package testsite
