@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -154,36 +156,62 @@ func shellOf(doc *html.Node) *Shell {
 }
 
 // mountPoint returns the element of body that scripts render the page
-// into, nil when there is none; total is the content text of body.
+// into, nil when there is none; total is the content text of body. One
+// pass measures every element's text and media bottom-up.
 func mountPoint(body *html.Node, total int) *html.Node {
-	var best *html.Node
-	rank := func(n *html.Node) int {
+	m := &mountScan{total: total}
+	m.measure(body)
+	return m.best
+}
+
+// mountScan finds the mount point: of the elements that qualify, the one
+// with a known mount id, else one without content elements inside (the
+// element the script fills), else the first in document order.
+type mountScan struct {
+	total    int
+	order    int // pre-order index of the element being measured
+	best     *html.Node
+	bestRank int
+	bestAt   int
+}
+
+// measure returns the content text bytes under n (not counting spaces) and
+// whether n holds media, and considers n as a mount point.
+func (m *mountScan) measure(n *html.Node) (text int, media bool) {
+	at := m.order
+	m.order++
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			for _, r := range c.Data {
+				if !unicode.IsSpace(r) {
+					text += utf8.RuneLen(r)
+				}
+			}
+		case c.Type != html.ElementNode:
+		case mediaTags[tagOf(c)]:
+			media = true
+		case passedOver(c):
+		default:
+			t, md := m.measure(c)
+			text += t
+			media = media || md
+		}
+	}
+	if n.Type == html.ElementNode && tagOf(n) != atom.Body && mountLike(n) && !media &&
+		text <= ShellMaxText && m.total-text <= shellBesideMount {
+		rank := 1
 		switch {
 		case knownMounts[attr(n, "id")]:
-			return 3
+			rank = 3
 		case !hasContentChild(n):
-			return 2 // the innermost element: the one the script fills
+			rank = 2
 		}
-		return 1
+		if m.best == nil || rank > m.bestRank || rank == m.bestRank && at < m.bestAt {
+			m.best, m.bestRank, m.bestAt = n, rank, at
+		}
 	}
-	walkElements(body, func(n *html.Node) bool {
-		if passedOver(n) {
-			return false
-		}
-		if !mountLike(n) {
-			return true
-		}
-		inside := contentTextLen(n)
-		if inside > ShellMaxText || total-inside > shellBesideMount ||
-			findNode(n, func(c *html.Node) bool { return mediaTags[tagOf(c)] }) != nil {
-			return true
-		}
-		if best == nil || rank(n) > rank(best) {
-			best = n
-		}
-		return true
-	})
-	return best
+	return text, media
 }
 
 // mountLike reports whether n can be a mount point: a div, main, section

@@ -6,8 +6,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kgsearch/kgsearch/services/crawler/internal/testsite"
 )
@@ -151,6 +153,42 @@ func TestDetectShellOnTestSites(t *testing.T) {
 		}
 		if short := len(strings.TrimSpace(p.Text)) <= ShellMaxText; short != want {
 			t.Errorf("shell site %s: extracted %d bytes of text %q", path, len(p.Text), p.Text)
+		}
+	}
+}
+
+func FuzzDetectShell(f *testing.F) {
+	f.Add([]byte(shellDoc("", `<div id="app">Loading ...</div><script src="docsify.js"></script>`)), "text/html")
+	f.Add([]byte(shellDoc("", `<noscript><p>Enable JavaScript \xff</p></noscript><x-app></x-app><script type=module>`)), "")
+	f.Add([]byte("<script>a</script><div id='\xe2\x82'>"), "text/html; charset=latin1")
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		sh := DetectShell(body, contentType)
+		if sh == nil {
+			return
+		}
+		if sh.Scripts == 0 {
+			t.Fatalf("a shell without scripts: %+v", sh)
+		}
+		if ev := sh.Evidence(); ev == "" || !utf8.ValidString(ev) {
+			t.Fatalf("evidence %q", ev)
+		}
+	})
+}
+
+// BenchmarkDetectShellNested measures a page of many nested, empty, named
+// elements: every one is a candidate mount point, and the page is measured
+// in one pass.
+func BenchmarkDetectShellNested(b *testing.B) {
+	var sb strings.Builder
+	for i := range 400 {
+		sb.WriteString(`<div id="d` + strconv.Itoa(i) + `">`)
+	}
+	body := []byte(shellDoc(`<script src="app.js"></script>`, sb.String()))
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if DetectShell(body, "text/html") == nil {
+			b.Fatal("not flagged")
 		}
 	}
 }
