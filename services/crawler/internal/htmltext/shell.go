@@ -30,18 +30,23 @@ import (
 //     elements and boilerplate (navigation, the page's banner and footer,
 //     sidebars): what a shell shows before its script runs ("Loading…", the
 //     site's name);
+//   - no paragraph, list item, definition, preformatted block, quotation,
+//     table cell or caption holds text, outside navigation, banners and
+//     footers marked by their tag or role (words there are content the
+//     server rendered: the page is short, not empty; blocks merely named
+//     like navigation are searched, as themes name content wrappers so);
 //   - and one of:
-//     (a) a mount point: an element named by an id or a custom element
-//     (a tag with a hyphen), a div, main, section, article or custom
-//     element outside boilerplate, that holds no image, video, audio,
-//     iframe, object or embed, at most ShellMaxText bytes of text (a loading
-//     placeholder), while the page holds at most shellBesideMount bytes of
-//     text beside it (a title at most: a short real page whose few words lie
-//     beside an empty widget is not a shell);
+//     (a) a mount point: a div, main, section or article with an id, or a
+//     custom element (a tag with a hyphen), outside boilerplate, holding no
+//     image, video, audio, iframe, object or embed, no heading with text and
+//     at most ShellMaxText bytes of text (a loading placeholder), while the
+//     page holds at most shellBesideMount bytes of text beside it (a title
+//     at most: a short real page whose few words lie beside an empty widget
+//     is not a shell);
 //     (b) a <noscript> whose text mentions JavaScript;
-//     (c) a body with no text at all and no media, and an external or
-//     module script (a page that a script builds from nothing; an inline
-//     script alone is more often a redirect).
+//     (c) a body with no text at all (navigation included) and no media,
+//     and an external or module script (a page that a script builds from
+//     nothing; an inline script alone is more often a redirect).
 //
 // The rule looks at structure, not at generator names; known mount ids
 // (app, root, __next, __nuxt, ___gatsby, svelte) only decide which of
@@ -138,7 +143,7 @@ func shellOf(doc *html.Node) *Shell {
 		return nil
 	}
 	text := contentTextLen(body)
-	if text > ShellMaxText {
+	if text > ShellMaxText || hasProse(body) {
 		return nil
 	}
 	if m := mountPoint(body, text); m != nil {
@@ -149,7 +154,7 @@ func shellOf(doc *html.Node) *Shell {
 	if sh.Noscript != "" {
 		return sh
 	}
-	if text == 0 && external && findNode(body, func(n *html.Node) bool { return mediaTags[tagOf(n)] }) == nil {
+	if textLen(body) == 0 && external && findNode(body, func(n *html.Node) bool { return mediaTags[tagOf(n)] }) == nil {
 		return sh
 	}
 	return nil
@@ -175,9 +180,10 @@ type mountScan struct {
 	bestAt   int
 }
 
-// measure returns the content text bytes under n (not counting spaces) and
-// whether n holds media, and considers n as a mount point.
-func (m *mountScan) measure(n *html.Node) (text int, media bool) {
+// measure returns the content text bytes under n (not counting spaces),
+// whether n holds media and whether it holds a heading with text (rendered
+// content, not a placeholder), and considers n as a mount point.
+func (m *mountScan) measure(n *html.Node) (text int, media, heading bool) {
 	at := m.order
 	m.order++
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -193,12 +199,13 @@ func (m *mountScan) measure(n *html.Node) (text int, media bool) {
 			media = true
 		case passedOver(c):
 		default:
-			t, md := m.measure(c)
+			t, md, hd := m.measure(c)
 			text += t
 			media = media || md
+			heading = heading || hd || t > 0 && headingLevel(tagOf(c)) > 0
 		}
 	}
-	if n.Type == html.ElementNode && tagOf(n) != atom.Body && mountLike(n) && !media &&
+	if n.Type == html.ElementNode && tagOf(n) != atom.Body && mountLike(n) && !media && !heading &&
 		text <= ShellMaxText && m.total-text <= shellBesideMount {
 		rank := 1
 		switch {
@@ -211,7 +218,50 @@ func (m *mountScan) measure(n *html.Node) (text int, media bool) {
 			m.best, m.bestRank, m.bestAt = n, rank, at
 		}
 	}
-	return text, media
+	return text, media, heading
+}
+
+// proseTags hold text the server rendered as content: a page with words
+// in one of them is short, not empty.
+var proseTags = map[atom.Atom]bool{
+	atom.P: true, atom.Li: true, atom.Dd: true, atom.Pre: true, atom.Blockquote: true,
+	atom.Td: true, atom.Th: true, atom.Figcaption: true,
+}
+
+// hasProse reports whether a prose element under n holds text, outside
+// scripts and the like, hidden elements, and navigation, banners and footers
+// marked as such by their tag or role. Blocks only named like navigation
+// are searched: a theme may name its content wrapper so
+// (sphinx_rtd_theme's section.wy-nav-content-wrap).
+func hasProse(n *html.Node) bool {
+	found := false
+	walkElements(n, func(c *html.Node) bool {
+		if found || skipped[tagOf(c)] || isHidden(c) || markedBoilerplate(c) {
+			return false
+		}
+		if proseTags[tagOf(c)] && contentTextLen(c) > 0 {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// markedBoilerplate reports whether n is navigation, a banner or a footer by
+// its tag or role.
+func markedBoilerplate(n *html.Node) bool {
+	switch tagOf(n) {
+	case atom.Nav, atom.Footer, atom.Aside:
+		return true
+	case atom.Header:
+		return !inSectioningContent(n)
+	}
+	switch attr(n, "role") {
+	case "navigation", "banner", "contentinfo", "complementary", "search":
+		return true
+	}
+	return false
 }
 
 // mountLike reports whether n can be a mount point: a div, main, section

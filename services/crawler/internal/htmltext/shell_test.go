@@ -42,7 +42,7 @@ func TestDetectShellFlagsClientRenderedPages(t *testing.T) {
 			`an empty <div id="content-mount">`},
 		{"a title beside the mount", shellDoc("", `<h1>Changelog</h1><div id="changes"></div><script src="changes.js"></script>`),
 			`an empty <div id="changes">`},
-		{"noscript only", shellDoc("", `<noscript><p>This site requires JavaScript.</p></noscript><p>Acme</p><script>render()</script>`),
+		{"noscript only", shellDoc("", `<noscript><p>This site requires JavaScript.</p></noscript><div class="brand">Acme</div><script>render()</script>`),
 			`a <noscript> saying "This site requires JavaScript."`},
 		{"body built from nothing", shellDoc(`<script src="/app.js" defer></script>`, ``),
 			`a body with nothing but scripts`},
@@ -68,6 +68,14 @@ func TestDetectShellSparesPagesWithText(t *testing.T) {
 configure() once before the first request.</p></div><script src="/static/js/main.js"></script>`)},
 		{"short real page", shellDoc("", `<main><h1>Release 1.2</h1><p>Fixes the login bug and the crash on start.</p></main><script src="/analytics.js"></script>`)},
 		{"few words beside an empty widget", shellDoc("", `<h1>Release notes</h1><p>Version 1.2 fixes the login bug.</p><div id="comments"></div><script src="comments.js"></script>`)},
+		{"short server-rendered page in an app root", shellDoc("", `<div id="root"><p>Moved to the new site.</p></div><script src="/hydrate.js"></script>`)},
+		{"short server-rendered heading in an app root", shellDoc("", `<div id="app"><h1>Page moved</h1></div><script src="/hydrate.js"></script>`)},
+		{"short page and a JavaScript notice", shellDoc("", `<noscript>Please enable JavaScript.</noscript><p>Moved to the new site.</p><script src="/a.js"></script>`)},
+		// sphinx_rtd_theme names its content wrapper like navigation; an
+		// index of links inside it reads as boilerplate.
+		{"content in a wrapper named like navigation", shellDoc(`<script src="_static/jquery.js"></script>`,
+			`<nav class="wy-nav-side"><a href="/">Home</a></nav><section class="wy-nav-content-wrap"><div role="main"><h1>Index</h1>
+<table><tr><td><ul><li><a href="a.html#x">add() (Response method)</a></li><li><a href="b.html#y">body (Request attribute)</a></li></ul></td></tr></table></div></section>`)},
 		{"empty mount without scripts", shellDoc("", `<div id="app"></div>`)},
 		{"only a JSON data block", shellDoc(`<script type="application/ld+json">{"@type":"WebPage"}</script>`, `<div id="app"></div>`)},
 		{"an image in the mount", shellDoc("", `<div id="app"><img src="/diagram.png" alt=""></div><script src="zoom.js"></script>`)},
