@@ -7,7 +7,7 @@ import (
 
 // Event types sent on a job's event stream.
 const (
-	EventPage     = "page"     // a page was stored, found unchanged, skipped or failed
+	EventPage     = "page"     // a page was stored, found unchanged or empty, deleted, skipped or failed
 	EventProgress = "progress" // counters changed
 	EventSummary  = "summary"  // the job ended; the stream closes after it
 	EventStalled  = "stalled"  // the job cannot make progress; Reason and Error say why
@@ -28,11 +28,15 @@ type Event struct {
 	URL     string    `json:"url,omitempty"`
 	Depth   int       `json:"depth,omitempty"`
 	Outcome string    `json:"outcome,omitempty"` // stored, unchanged, deleted, empty, noindex, script_rendered, skipped, failed
-	Reason  string    `json:"reason,omitempty"`
-	Chunks  int       `json:"chunks,omitempty"`
-	Error   string    `json:"error,omitempty"`
-	Detail  string    `json:"detail,omitempty"` // script_rendered: what shows the page is an empty shell
-	Status  *Status   `json:"status,omitempty"`
+	// Reason is why a page was skipped, failed or deleted (deleted: http_404,
+	// http_410, noindex, empty, script_rendered, redirect, redirect_out_of_scope).
+	Reason string `json:"reason,omitempty"`
+	Chunks int    `json:"chunks,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Detail is, for script_rendered, what shows the page is an empty shell;
+	// for deleted, why the stored version was removed, in words.
+	Detail string  `json:"detail,omitempty"`
+	Status *Status `json:"status,omitempty"`
 }
 
 // hub fans a job's events out to its subscribers. Slow subscribers lose

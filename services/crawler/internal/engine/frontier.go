@@ -129,10 +129,18 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 }
 
 // redirect queues an in-scope redirect target at the same depth (fetched
-// once, like any link) and completes the redirecting URL as skipped.
-func (r *jobRun) redirect(ctx context.Context, base *url.URL, it store.FrontierItem, location string) outcome {
+// once, like any link) and completes the redirecting URL as skipped. A URL
+// whose document was stored (prev) no longer serves it: the stored version
+// is removed, so that search does not show it under the old URL next to the
+// target's own document, or at all when the target is outside the crawl's
+// scope. A redirect to the same canonical URL (a host or slash the
+// canonical form folds) keeps it: the target is that very document.
+func (r *jobRun) redirect(ctx context.Context, base *url.URL, it store.FrontierItem, prev *store.Document, location string) outcome {
 	c, ok := r.admit(ctx, base, location)
 	if !ok {
+		if prev != nil {
+			return r.removeStored(ctx, prev, SkipRedirectOutOfScope, fmt.Sprintf("the URL now redirects to %s, outside the crawl's scope", location))
+		}
 		return outcome{state: store.FrontierSkipped, reason: SkipRedirectOutOfScope, err: fmt.Errorf("redirect to %s is outside the crawl's scope", location)}
 	}
 	if err := r.enqueue(ctx, []store.FrontierURL{{URL: c, Depth: it.Depth}}); err != nil {
@@ -140,6 +148,9 @@ func (r *jobRun) redirect(ctx context.Context, base *url.URL, it store.FrontierI
 			return outcome{}
 		}
 		return outcome{state: store.FrontierFailed, reason: FailStore, err: err}
+	}
+	if prev != nil && c != it.URL {
+		return r.removeStored(ctx, prev, SkipRedirect, "the URL now redirects to "+c)
 	}
 	return outcome{state: store.FrontierSkipped, reason: SkipRedirect}
 }

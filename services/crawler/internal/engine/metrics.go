@@ -7,6 +7,7 @@ type metrics struct {
 	fetched    prometheus.Counter
 	stored     prometheus.Counter
 	unchanged  prometheus.Counter
+	deleted    *prometheus.CounterVec
 	failed     *prometheus.CounterVec
 	skipped    *prometheus.CounterVec
 	bytes      prometheus.Counter
@@ -27,6 +28,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		fetched:    prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_fetched_total", Help: "Pages fetched (an HTTP answer was received)."}),
 		stored:     prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_stored_total", Help: "Pages stored (inserted or replaced)."}),
 		unchanged:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_unchanged_total", Help: "Pages found unchanged (304 or same content hash)."}),
+		deleted:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_deleted_total", Help: "Stored pages removed because of what they answer now, by reason (http_404, noindex, redirect, ...)."}, []string{"reason"}),
 		failed:     prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_failed_total", Help: "Pages that failed, by reason."}, []string{"reason"}),
 		skipped:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_skipped_total", Help: "Pages skipped, by reason."}, []string{"reason"}),
 		bytes:      prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "fetched_bytes_total", Help: "Response body bytes fetched."}),
@@ -40,7 +42,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		reclaimed:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "claims_reclaimed_total", Help: "Frontier claims returned to the queue by a job's reclaim loop (expired or lost)."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.fetched, m.stored, m.unchanged, m.failed, m.skipped, m.bytes, m.chunks,
+		reg.MustRegister(m.fetched, m.stored, m.unchanged, m.deleted, m.failed, m.skipped, m.bytes, m.chunks,
 			m.fetchDur, m.embedDur, m.stageDur, m.queueDepth, m.running, m.stalls, m.reclaimed)
 	}
 	return m

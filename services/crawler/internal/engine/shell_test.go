@@ -113,6 +113,10 @@ func TestStatusWarnsWhenMostPagesAreShells(t *testing.T) {
 		{"most", map[string]int64{DoneScriptRendered: 3, DoneStored: 1, DoneEmpty: 1}, "x", "3 of 5 pages are rendered"},
 		{"half", map[string]int64{DoneScriptRendered: 2, DoneStored: 1, DoneUnchanged: 1}, "x", ""},
 		{"none", map[string]int64{DoneStored: 4, DoneEmpty: 3}, "", ""},
+		// A recrawl that finds the stored pages turned into shells removes
+		// them: they count as shells among the done pages.
+		{"shells removed", map[string]int64{deletedReason(DoneScriptRendered): 3, deletedReason("http_404"): 1, DoneScriptRendered: 1, DoneStored: 1},
+			"", "4 of 6 pages are rendered"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fr := map[store.FrontierState]map[string]int64{store.FrontierDone: tc.done,

@@ -14,9 +14,13 @@ import (
 const (
 	DoneStored    = "stored"
 	DoneUnchanged = "unchanged"
-	DoneDeleted   = "deleted" // 404/410 on recrawl: the stored document was removed
-	DoneEmpty     = "empty"
-	DoneNoIndex   = "noindex"
+	// DoneDeleted is the outcome of a page whose stored version was
+	// removed because of what the page answers now; its frontier reason is
+	// deletedReason(why), why being http_404, http_410, noindex, empty,
+	// script_rendered, redirect or redirect_out_of_scope.
+	DoneDeleted = "deleted"
+	DoneEmpty   = "empty"
+	DoneNoIndex = "noindex"
 	// DoneScriptRendered is a page without text because scripts render it
 	// in the browser: its HTML is an empty app shell (htmltext.DetectShell).
 	DoneScriptRendered = "script_rendered"
@@ -38,6 +42,21 @@ const (
 	FailEmbed   = "embed"
 	FailStore   = "store"
 )
+
+// deletedReason is the frontier reason of a page whose stored version was
+// removed for why: "deleted_noindex".
+func deletedReason(why string) string { return DoneDeleted + "_" + why }
+
+// deletedWhy tells whether a done frontier reason is a removal, and why. A
+// bare "deleted" (written for 404 and 410 before removals had reasons) has
+// no why.
+func deletedWhy(reason string) (string, bool) {
+	if reason == DoneDeleted {
+		return "", true
+	}
+	why, ok := strings.CutPrefix(reason, DoneDeleted+"_")
+	return why, ok && why != ""
+}
 
 // progress is the part of a job's counters that the frontier cannot tell:
 // saved in crawl_jobs.counters by the heartbeat, restored on resume.
@@ -69,7 +88,10 @@ type StageTimes struct {
 // Filtered, Bytes and Chunks are saved by the job's owner every few seconds.
 // Empty counts the pages that ended without text to store (empty, noindex
 // and script_rendered); ScriptRendered is the part of them that scripts
-// render in the browser.
+// render in the browser. Deleted counts the pages whose stored version was
+// removed, DeletedBy the same by why (http_404, http_410, noindex, empty,
+// script_rendered, redirect, redirect_out_of_scope): a page that had a
+// stored version is counted in Deleted, not in Empty.
 type Counters struct {
 	Discovered int64 `json:"discovered"`
 	Queued     int64 `json:"queued"`
@@ -78,7 +100,9 @@ type Counters struct {
 	Stored     int64 `json:"stored"`
 	Unchanged  int64 `json:"unchanged"`
 	Deleted    int64 `json:"deleted"`
-	Empty      int64 `json:"empty"`
+	// DeletedBy says why the stored versions were removed.
+	DeletedBy map[string]int64 `json:"deleted_by_reason"`
+	Empty     int64            `json:"empty"`
 	// ScriptRendered pages are empty shells filled by JavaScript; counted
 	// in Empty too.
 	ScriptRendered int64            `json:"script_rendered"`
@@ -173,7 +197,7 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 		st.FinishedAt = &t
 	}
 	c := Counters{
-		FailedBy: map[string]int64{}, Skipped: map[string]int64{}, Filtered: map[string]int64{},
+		FailedBy: map[string]int64{}, DeletedBy: map[string]int64{}, Skipped: map[string]int64{}, Filtered: map[string]int64{},
 		Chunks: prog.Chunks, Bytes: prog.Bytes, Sitemap: prog.SitemapURLs,
 	}
 	for k, v := range prog.Filtered {
@@ -191,11 +215,16 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 			case store.FrontierClaimed:
 				c.InFlight += n
 			case store.FrontierDone:
+				if why, ok := deletedWhy(reason); ok {
+					c.Deleted += n
+					if why != "" {
+						c.DeletedBy[why] += n
+					}
+					continue
+				}
 				switch reason {
 				case DoneUnchanged:
 					c.Unchanged += n
-				case DoneDeleted:
-					c.Deleted += n
 				case DoneEmpty, DoneNoIndex:
 					c.Empty += n
 				case DoneScriptRendered:
@@ -226,12 +255,13 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 
 // warnings are the status's warnings: a crawl most of whose pages are
 // rendered by scripts in the browser (more than half of the pages that
-// ended done) has next to nothing searchable, and the user should crawl
-// something else.
+// ended done, the shells whose stored version was removed included) has
+// next to nothing searchable, and the user should crawl something else.
 func warnings(c Counters, prog progress) []string {
 	out := []string{}
-	done := c.Stored + c.Unchanged + c.Empty
-	if c.ScriptRendered > 0 && 2*c.ScriptRendered > done {
+	done := c.Stored + c.Unchanged + c.Empty + c.Deleted
+	shells := c.ScriptRendered + c.DeletedBy[DoneScriptRendered]
+	if shells > 0 && 2*shells > done {
 		what := "pages are"
 		if done == 1 {
 			what = "page is"
@@ -241,7 +271,7 @@ func warnings(c Counters, prog progress) []string {
 			evidence = " (" + prog.ScriptShell + ")"
 		}
 		out = append(out, fmt.Sprintf("%d of %d %s rendered by JavaScript in the browser%s; the crawler reads the HTML the server sends and found no text. "+
-			"Crawl the site's pre-rendered or static export, or its sources, instead.", c.ScriptRendered, done, what, evidence))
+			"Crawl the site's pre-rendered or static export, or its sources, instead.", shells, done, what, evidence))
 	}
 	return out
 }

@@ -174,9 +174,14 @@ func (e *Engine) observeIndex(res pipeline.Result) {
 	}
 }
 
-// countEnd counts a page's final outcome when it is skipped or failed.
+// countEnd counts a page's final outcome when it is skipped, failed or
+// deleted.
 func (e *Engine) countEnd(out outcome) {
 	switch out.state {
+	case store.FrontierDone:
+		if why, ok := deletedWhy(out.reason); ok {
+			e.m.deleted.WithLabelValues(why).Inc()
+		}
 	case store.FrontierSkipped:
 		e.m.skipped.WithLabelValues(out.reason).Inc()
 	case store.FrontierFailed:
