@@ -94,6 +94,13 @@ func newFake(t *testing.T) *fake {
 			"score":0.8,"score_breakdown":{"vector":0.9,"graph":0.4,"bm25":1,"recency":0.6,"title":0.7},"source":"vector+bm25","chunk_id":"42","start":10,"end":90}],
 			"suggested_queries":["venv activate"],"degraded":[],"explain":{"weights":"vector:1","fusion":"weighted","candidates":100,"retrievers":{"bm25":{"hits":3,"took_ms":1.5}}}}`)
 	})
+	var left atomic.Int64
+	left.Store(5)
+	mux.HandleFunc("DELETE /api/v1/documents", func(w http.ResponseWriter, r *http.Request) {
+		n := min(left.Load(), 2)
+		left.Add(-n)
+		fmt.Fprintf(w, `{"domain":%q,"deleted":%d,"more":%t}`, strings.ToLower(r.URL.Query().Get("domain")), n, left.Load() > 0)
+	})
 	mux.HandleFunc("GET /api/v1/documents/{id}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(404)
@@ -213,6 +220,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{[]string{"crawl", "https://a.example/", "--nope"}, ExitUsage, "unknown flag: --nope"},
 		{[]string{"docs", "list", "--limit", "0"}, ExitUsage, "--limit"},
 		{[]string{"docs", "delete"}, ExitUsage, "document ids"},
+		{[]string{"docs", "delete", "abc", "--domain", "a.example"}, ExitUsage, "not both"},
 		{[]string{"status", "--search-url", "localhost:8080"}, ExitUsage, "--search-url"},
 		{[]string{"nosuchcommand"}, ExitUsage, "unknown command"},
 	}
@@ -238,6 +246,16 @@ func TestExitCodesAndMessages(t *testing.T) {
 	code, _, errs = run(t, f, false, "search", "x")
 	if code != ExitUnreachable || !strings.Contains(errs, "unreachable") {
 		t.Errorf("service down: exit %d %q", code, errs)
+	}
+}
+
+// TestDocsDeleteDomain: kgs asks again while documents are left and prints
+// the running count.
+func TestDocsDeleteDomain(t *testing.T) {
+	code, out, errs := run(t, newFake(t), false, "docs", "delete", "--domain", "A.example")
+	want := "deleted 2 documents of a.example so far\ndeleted 4 documents of a.example so far\ndeleted 5 documents of a.example\n"
+	if code != 0 || out != want {
+		t.Errorf("docs delete --domain: exit %d, out %q, err %q; want out %q", code, out, errs, want)
 	}
 }
 

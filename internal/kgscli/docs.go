@@ -1,6 +1,7 @@
 package kgscli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
@@ -71,16 +72,23 @@ func newDocsCmd(o *options) *cobra.Command {
 	get.Flags().BoolVar(&chunks, "chunks", false, "include the chunks with their text and byte offsets")
 	get.Flags().StringVar(&getFormat, "format", "json", "output: json")
 
+	var delDomain string
 	del := &cobra.Command{
-		Use:   "delete ID...",
-		Short: "Delete documents (chunks, vectors; search and kg follow); needs the API key when keys are set",
+		Use:   "delete ID... | delete --domain HOST",
+		Short: "Delete documents, or every document of a host (chunks, vectors; search and kg follow); needs the API key when keys are set",
 		Args: func(cmd *cobra.Command, a []string) error {
-			if len(a) == 0 {
-				return usagef("%s: want one or more document ids", cmd.CommandPath())
+			switch {
+			case delDomain != "" && len(a) > 0:
+				return usagef("%s: give document ids or --domain, not both", cmd.CommandPath())
+			case delDomain == "" && len(a) == 0:
+				return usagef("%s: want one or more document ids, or --domain HOST", cmd.CommandPath())
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if delDomain != "" {
+				return deleteDomain(cmd.Context(), o, delDomain)
+			}
 			for _, id := range a {
 				if err := o.crawler().DeleteDocument(cmd.Context(), id); err != nil {
 					return fmt.Errorf("delete %s: %w", id, err)
@@ -90,6 +98,28 @@ func newDocsCmd(o *options) *cobra.Command {
 			return nil
 		},
 	}
+	del.Flags().StringVar(&delDomain, "domain", "", "delete every document of this host, in batches, with progress")
 	cmd.AddCommand(list, get, del)
 	return cmd
+}
+
+// deleteDomain deletes a host's documents batch by batch, printing the count
+// after each, until none is left.
+func deleteDomain(ctx context.Context, o *options, domain string) error {
+	total := 0
+	for {
+		res, err := o.crawler().DeleteDomain(ctx, domain, 0)
+		if err != nil {
+			return fmt.Errorf("delete documents of %s: %w", domain, err)
+		}
+		total += res.Deleted
+		if !res.More {
+			fmt.Fprintf(o.io.Out, "deleted %d documents of %s\n", total, res.Domain)
+			return nil
+		}
+		if res.Deleted == 0 {
+			return fmt.Errorf("delete documents of %s: the crawler deleted none of those left; try again", domain)
+		}
+		fmt.Fprintf(o.io.Out, "deleted %d documents of %s so far\n", total, res.Domain)
+	}
 }

@@ -251,6 +251,24 @@ func (c *CrawlerClient) DeleteDocument(ctx context.Context, id string) error {
 	return c.b.getJSON(ctx, http.MethodDelete, "/api/v1/documents/"+url.PathEscape(id), nil, nil)
 }
 
+// DomainDeletion is one batch of DELETE /api/v1/documents?domain=.
+type DomainDeletion struct {
+	Domain  string `json:"domain"`
+	Deleted int    `json:"deleted"`
+	More    bool   `json:"more"` // documents of the host remain: call again
+}
+
+// DeleteDomain deletes at most limit documents of a host (0: the server's
+// default); More says whether to call again.
+func (c *CrawlerClient) DeleteDomain(ctx context.Context, domain string, limit int) (*DomainDeletion, error) {
+	q := url.Values{"domain": {domain}}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out DomainDeletion
+	return &out, c.b.getJSON(ctx, http.MethodDelete, "/api/v1/documents?"+q.Encode(), nil, &out)
+}
+
 // Ready returns GET /readyz.
 func (c *CrawlerClient) Ready(ctx context.Context) (map[string]any, error) { return ready(ctx, c.b) }
 

@@ -48,6 +48,33 @@ func BenchmarkUpsert(b *testing.B) {
 	b.ReportMetric(float64(b.N*perDoc)/time.Since(start).Seconds(), "chunks/s")
 }
 
+// BenchmarkDelete deletes documents of 20 chunks (384-d) from a store that
+// also holds 5k other chunks, one transaction each as DELETE /documents does,
+// and reports documents/s: what a bulk delete of a host costs per batch.
+func BenchmarkDelete(b *testing.B) {
+	s := openStore(b, freshDatabase(b), testModel)
+	g := newClustered(99, 384, 500, 1.0)
+	loadCorpus(b, s, g, 50, 100, oneDomain, noTags)
+	const perDoc = 20
+	ctx := context.Background()
+	ids := make([]string, b.N)
+	for i := range b.N {
+		d := &Document{URL: fmt.Sprintf("https://bench.example/%d", i), Title: "bench"}
+		if _, err := s.UpsertDocument(ctx, d, makeChunks(g, perDoc, "bench"), []byte(`{}`)); err != nil {
+			b.Fatal(err)
+		}
+		ids[i] = d.ID
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for _, id := range ids {
+		if _, err := s.DeleteDocument(ctx, id, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
+}
+
 // BenchmarkSearch measures top-10 vector search latency (p50, p99) and recall@10
 // against brute force, at several mhnsw_ef_search values, at 10k and (opt-in)
 // 100k chunks of clustered 384-d vectors (500 topics, noise 1.0).

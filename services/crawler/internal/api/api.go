@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/store"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/engine"
 )
 
@@ -54,6 +56,7 @@ func (a *API) Register() {
 	g.POST("/pages", h(a.crawlPage))
 	g.GET("/documents", h(a.listDocuments))
 	g.GET("/documents/:id", h(a.getDocument))
+	g.DELETE("/documents", h(a.deleteDomain))
 	g.DELETE("/documents/:id", h(a.deleteDocument))
 	g.GET("/chunks/:id", h(a.getChunk))
 	g.GET("/blocklist", h(a.listBlocklist))
@@ -467,6 +470,73 @@ func (a *API) deleteDocument(c *gin.Context) error {
 	}
 	c.JSON(http.StatusOK, gin.H{"id": id, "deleted": true, "change_seq": seq})
 	return nil
+}
+
+// deleteDomain removes the documents of one host, at most limit of them per
+// call (each in its own transaction, as deleteDocument does); "more" tells the
+// caller to call again. A crawl of that host that is queued or running would
+// store its pages again, so it must end first.
+func (a *API) deleteDomain(c *gin.Context) error {
+	ctx := c.Request.Context()
+	raw := strings.TrimSpace(c.Query("domain"))
+	if raw == "" {
+		return httpserver.BadRequest("domain", "name the host whose documents to delete (domain=docs.example.com); one document is deleted with DELETE /api/v1/documents/{id}")
+	}
+	domain, err := canon.NormalizeHost(raw)
+	if err != nil {
+		return httpserver.BadRequest("domain", "not a host name: "+err.Error())
+	}
+	limit, err := intParam(c, "limit", 200, 1, 1000)
+	if err != nil {
+		return err
+	}
+	if job, err := a.crawlOf(ctx, domain); err != nil {
+		return mapError(err, "jobs")
+	} else if job != "" {
+		return httpserver.Conflict(fmt.Sprintf("crawl %s covers %s and would store its pages again: cancel it (DELETE /api/v1/crawls/%s) or let it finish, then delete", job, domain, job))
+	}
+	page, err := a.d.Documents.ListDocuments(ctx, store.ListOptions{Domain: domain, Limit: limit})
+	if err != nil {
+		return mapError(err, "documents")
+	}
+	deleted := 0
+	for _, d := range page.Documents {
+		_, err := a.d.Documents.DeleteDocument(ctx, d.ID, &store.DeletePayload{URL: d.URL})
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted meanwhile by another request
+		}
+		if err != nil {
+			return mapError(err, "document "+d.ID)
+		}
+		deleted++
+	}
+	c.JSON(http.StatusOK, gin.H{"domain": domain, "deleted": deleted, "more": page.NextAfter != ""})
+	return nil
+}
+
+// crawlOf returns the id of a queued or running crawl whose scope holds
+// domain, or "" when there is none.
+func (a *API) crawlOf(ctx context.Context, domain string) (string, error) {
+	for _, status := range []store.JobStatus{store.JobRunning, store.JobQueued} {
+		jobs, err := a.d.Jobs.ListJobs(ctx, status, 1000)
+		if err != nil {
+			return "", err
+		}
+		for _, j := range jobs {
+			var spec engine.Spec
+			if json.Unmarshal(j.Spec, &spec) != nil {
+				continue
+			}
+			u, err := url.Parse(spec.URL)
+			if err != nil {
+				continue
+			}
+			if canon.HostInScope(domain, append([]string{u.Hostname()}, spec.AllowedDomains...)) {
+				return j.ID, nil
+			}
+		}
+	}
+	return "", nil
 }
 
 type blockRequest struct {

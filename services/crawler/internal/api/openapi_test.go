@@ -115,6 +115,8 @@ func TestOpenAPIContract(t *testing.T) {
 	call("GET", "/api/v1/chunks/99999999999999999999", "", 404) // decimal, beyond int64: no such chunk
 	call("DELETE", "/api/v1/documents/"+id, "", 200)
 	call("DELETE", "/api/v1/documents/"+id, "", 404)
+	call("DELETE", "/api/v1/documents", "", 400)
+	call("DELETE", "/api/v1/documents?domain=no-such-host.example", "", 200)
 
 	call("POST", "/api/v1/blocklist", `{"domain":"ads.example.com","reason":"ads"}`, 201)
 	call("POST", "/api/v1/blocklist", `{"domain":"tracker.example.com"}`, 201)
@@ -140,7 +142,7 @@ func TestOpenAPIContract(t *testing.T) {
 	ks := httptest.NewServer(keyed.Engine())
 	defer ks.Close()
 	for _, r := range [][2]string{{"POST", "/api/v1/crawls"}, {"DELETE", "/api/v1/crawls/x"}, {"POST", "/api/v1/pages"},
-		{"DELETE", "/api/v1/documents/x"}, {"POST", "/api/v1/blocklist"}, {"DELETE", "/api/v1/blocklist/x.example"}, {"DELETE", "/api/v1/blocklist"}} {
+		{"DELETE", "/api/v1/documents/x"}, {"DELETE", "/api/v1/documents?domain=x.example"}, {"POST", "/api/v1/blocklist"}, {"DELETE", "/api/v1/blocklist/x.example"}, {"DELETE", "/api/v1/blocklist"}} {
 		if code, _, data := c.Fetch(ks.URL, r[0], r[1], `{"url":"http://x.example/"}`); code != 401 {
 			t.Errorf("%s %s without a key: got %d: %s", r[0], r[1], code, data)
 		}
