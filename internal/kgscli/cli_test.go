@@ -297,3 +297,18 @@ func TestMCPOnStdio(t *testing.T) {
 		t.Errorf("kgs mcp exit %d", code)
 	}
 }
+
+// TestSummaryNamesWhyPagesWereDeleted: the summary line says why stored
+// versions were removed, as it does for failures.
+func TestSummaryNamesWhyPagesWereDeleted(t *testing.T) {
+	st := &apiclient.CrawlStatus{ID: "j", Status: "done"}
+	st.Counters = apiclient.Counters{Stored: 3, Deleted: 3, DeletedBy: map[string]int64{"noindex": 1, "http_404": 2}}
+	if got := summaryLine(st); !strings.Contains(got, "3 deleted (http_404: 2, noindex: 1), 0 empty") {
+		t.Errorf("summary: %q", got)
+	}
+	var c apiclient.Counters
+	c.Add(apiclient.Event{Type: "page", Outcome: "deleted", Reason: "redirect"})
+	if c.Deleted != 1 || c.DeletedBy["redirect"] != 1 {
+		t.Errorf("a deleted page event: got %+v", c)
+	}
+}

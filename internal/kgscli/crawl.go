@@ -200,8 +200,8 @@ func summaryText(st *apiclient.CrawlStatus) string {
 	return b.String()
 }
 
-// summaryLine is a job in one line, with the reasons of failures and skips
-// and the empty pages that JavaScript renders in the browser.
+// summaryLine is a job in one line, with the reasons of deletions, failures
+// and skips and the empty pages that JavaScript renders in the browser.
 func summaryLine(st *apiclient.CrawlStatus) string {
 	c := st.Counters
 	took := time.Duration(st.RunningMS) * time.Millisecond
@@ -209,8 +209,8 @@ func summaryLine(st *apiclient.CrawlStatus) string {
 	if c.ScriptRendered > 0 {
 		empty = fmt.Sprintf(" (%d rendered by JavaScript)", c.ScriptRendered)
 	}
-	return fmt.Sprintf("crawl %s %s in %s: %d stored, %d unchanged, %d deleted, %d empty%s, %d failed%s, %d skipped%s, %d chunks",
-		st.ID, st.Status, took.Round(time.Millisecond), c.Stored, c.Unchanged, c.Deleted, c.Empty, empty,
+	return fmt.Sprintf("crawl %s %s in %s: %d stored, %d unchanged, %d deleted%s, %d empty%s, %d failed%s, %d skipped%s, %d chunks",
+		st.ID, st.Status, took.Round(time.Millisecond), c.Stored, c.Unchanged, c.Deleted, reasons(c.DeletedBy), c.Empty, empty,
 		c.Failed, reasons(c.FailedBy), c.SkippedTotal(), reasons(c.Skipped), c.Chunks)
 }
 

@@ -43,10 +43,13 @@ type Counters struct {
 	ScriptRendered int64            `json:"script_rendered,omitempty"`
 	Failed         int64            `json:"failed"`
 	FailedBy       map[string]int64 `json:"failed_by_reason,omitempty"`
-	Skipped        map[string]int64 `json:"skipped,omitempty"`
-	Filtered       map[string]int64 `json:"filtered_links,omitempty"`
-	Chunks         int64            `json:"chunks"`
-	Bytes          int64            `json:"bytes"`
+	// DeletedBy says why stored versions were removed (http_404, noindex,
+	// empty, script_rendered, redirect, ...).
+	DeletedBy map[string]int64 `json:"deleted_by_reason,omitempty"`
+	Skipped   map[string]int64 `json:"skipped,omitempty"`
+	Filtered  map[string]int64 `json:"filtered_links,omitempty"`
+	Chunks    int64            `json:"chunks"`
+	Bytes     int64            `json:"bytes"`
 }
 
 // SkippedTotal sums the skips over their reasons.
@@ -74,6 +77,12 @@ func (c *Counters) Add(ev Event) {
 		c.Unchanged++
 	case "deleted":
 		c.Deleted++
+		if ev.Reason != "" {
+			if c.DeletedBy == nil {
+				c.DeletedBy = map[string]int64{}
+			}
+			c.DeletedBy[ev.Reason]++
+		}
 	case "empty":
 		c.Empty++
 	case "failed":
