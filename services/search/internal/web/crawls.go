@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 )
 
 // validID matches crawl job ids (UUIDs) and document ids.
@@ -33,6 +35,8 @@ type crawlsView struct {
 	ErrorField string // id of the form control to fix ("" when none)
 	ErrorLabel string // how the message names the control
 	Disabled   string // why crawls cannot be started from here
+	Running    bool   // a listed crawl has not ended: static/app.js refreshes its row
+	At         string // when the list was read, for the page without that script
 }
 
 // crawlFields are the crawl form's controls by request field, with their labels.
@@ -104,7 +108,9 @@ func (w *Web) renderCrawls(c *gin.Context, status int, view crawlsView) {
 	}
 	for i := range jobs {
 		view.Jobs = append(view.Jobs, describeJob(&jobs[i]))
+		view.Running = view.Running || !jobs[i].Terminal()
 	}
+	view.At = time.Now().UTC().Format("15:04:05") + " UTC"
 	w.render(c, status, "crawls", "Crawls", "crawls", view)
 }
 
@@ -320,6 +326,43 @@ func (w *Web) crawlEvents(c *gin.Context) {
 			return
 		}
 	}
+}
+
+// crawlStatus answers a job's status as JSON (the crawler's answer, as the
+// client reads it) for static/app.js, which refreshes the running rows of the
+// crawls list with it; like the event stream, it keeps the crawler's address
+// and key on this server. Errors are problem documents.
+func (w *Web) crawlStatus(c *gin.Context) {
+	securityHeaders(c)
+	c.Header("Cache-Control", "no-store")
+	id := c.Param("id")
+	if !validID.MatchString(id) {
+		problem(c, http.StatusBadRequest, "id", "A crawl id is a UUID such as 0b6c…; pick one from the list of crawls.")
+		return
+	}
+	if w.d.Crawler == nil {
+		problem(c, http.StatusServiceUnavailable, "", "This search service has no crawler configured.")
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
+	defer cancel()
+	job, err := w.d.Crawler.Crawl(ctx, id)
+	if ce, ok := crawlerRefusal(err); ok {
+		problem(c, ce.Status, ce.Field, ce.Detail)
+		return
+	}
+	if err != nil {
+		w.d.Logger.Warn("web: crawl status", "err", err)
+		problem(c, http.StatusServiceUnavailable, "", "The crawler cannot be reached right now; try again in a moment.")
+		return
+	}
+	c.JSON(http.StatusOK, job)
+}
+
+// problem writes an RFC 9457 problem document.
+func problem(c *gin.Context, status int, field, detail string) {
+	b, _ := json.Marshal(httpserver.Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Field: field})
+	c.Data(status, "application/problem+json", b)
 }
 
 type documentsView struct {

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,10 +12,20 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gin-gonic/gin"
+
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
 )
 
-const testJobID = "0b6c3a52-2f0e-4c1b-9d53-3d1f2a7c9e10"
+const (
+	testJobID = "0b6c3a52-2f0e-4c1b-9d53-3d1f2a7c9e10"
+	// shellJobID is a finished crawl of a site whose pages JavaScript renders:
+	// its status carries the crawler's warning.
+	shellJobID = "7d1e4b2a-0c9f-4e55-8a61-2b3c4d5e6f70"
+)
+
+// shellWarning is the crawler's warning about such a site, with markup in it.
+const shellWarning = `3 of 4 pages are rendered by JavaScript in the browser (an empty <div id="app">); the crawler reads the HTML the server sends and found no text. Crawl the site's pre-rendered or static export, or its sources, instead.`
 
 // fakeCrawler is the crawler's API as far as the pages use it, recording what it got.
 type fakeCrawler struct {
@@ -24,16 +35,55 @@ type fakeCrawler struct {
 	cancels  []string
 	deletes  []string
 	authSeen []string
+	// finishAfter > 0 makes testJobID advance at each read of its status (one
+	// more page stored) and end done at the finishAfter-th read; reads counts them.
+	finishAfter, reads int
+}
+
+// fakeJob is testJobID's status as the crawler answers it.
+func fakeJob(status string) map[string]any {
+	return map[string]any{"id": testJobID, "status": status, "url": "http://site.test/<b>", "spec": map[string]any{"url": "http://site.test/", "max_pages": 10},
+		"counters": map[string]any{"discovered": 5, "queued": 2, "in_flight": 1, "fetched": 3, "stored": 2, "failed": 1,
+			"failed_by_reason": map[string]int{"http_404": 1}, "skipped": map[string]int{"robots": 2}, "chunks": 7},
+		"rates": map[string]any{"pages_per_sec": 1.5}, "created_at": "2026-11-23T20:00:00Z", "warnings": []string{}}
+}
+
+// shellJob is shellJobID's status: most pages were shells, one stored document was removed.
+func shellJob() map[string]any {
+	return map[string]any{"id": shellJobID, "status": "done", "url": "http://spa.test/", "spec": map[string]any{"url": "http://spa.test/", "max_pages": 10},
+		"counters":   map[string]any{"discovered": 4, "fetched": 4, "stored": 1, "empty": 3, "script_rendered": 3, "deleted": 1, "chunks": 2},
+		"created_at": "2026-11-23T19:00:00Z", "warnings": []string{shellWarning}}
+}
+
+// fakeEvents is testJobID's event stream: one page of each outcome, a progress
+// event bringing the warning, and the summary.
+func fakeEvents() string {
+	running, done := fakeJob("running"), fakeJob("done")
+	for _, j := range []map[string]any{running, done} {
+		c := j["counters"].(map[string]any)
+		c["empty"], c["script_rendered"], c["deleted"] = 2, 1, 1
+		j["warnings"] = []string{shellWarning}
+	}
+	var b strings.Builder
+	for _, ev := range []map[string]any{
+		{"type": "page", "url": "http://site.test/a", "outcome": "stored", "reason": "stored", "chunks": 1},
+		{"type": "page", "url": "http://site.test/b", "outcome": "script_rendered", "reason": "script_rendered", "detail": `an empty <div id="app">`},
+		{"type": "page", "url": "http://site.test/c", "outcome": "noindex", "reason": "noindex"},
+		{"type": "page", "url": "http://site.test/d", "outcome": "deleted", "reason": "deleted"},
+		{"type": "page", "url": "http://site.test/e", "outcome": "skipped", "reason": "robots"},
+		{"type": "page", "url": "http://site.test/f", "outcome": "failed", "reason": "http_404", "error": "HTTP 404 Not Found"},
+		{"type": "progress", "status": running},
+		{"type": "summary", "status": done},
+	} {
+		d, _ := json.Marshal(ev)
+		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", ev["type"], d)
+	}
+	return b.String()
 }
 
 func newFakeCrawler(t testing.TB) *fakeCrawler {
 	f := &fakeCrawler{}
-	job := func(status string) map[string]any {
-		return map[string]any{"id": testJobID, "status": status, "url": "http://site.test/<b>", "spec": map[string]any{"url": "http://site.test/", "max_pages": 10},
-			"counters": map[string]any{"discovered": 5, "queued": 2, "in_flight": 1, "fetched": 3, "stored": 2, "failed": 1,
-				"failed_by_reason": map[string]int{"http_404": 1}, "skipped": map[string]int{"robots": 2}, "chunks": 7},
-			"rates": map[string]any{"pages_per_sec": 1.5}, "created_at": "2026-11-23T20:00:00Z"}
-	}
+	job := fakeJob
 	mux := http.NewServeMux()
 	record := func(r *http.Request) {
 		f.mu.Lock()
@@ -61,15 +111,18 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 		_ = json.NewEncoder(w).Encode(job("queued"))
 	})
 	mux.HandleFunc("GET /api/v1/crawls", func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]any{"crawls": []any{job("running")}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"crawls": []any{job("running"), shellJob()}})
 	})
 	mux.HandleFunc("GET /api/v1/crawls/{id}", func(w http.ResponseWriter, r *http.Request) {
-		if r.PathValue("id") != testJobID {
+		switch r.PathValue("id") {
+		case testJobID:
+			_ = json.NewEncoder(w).Encode(f.read())
+		case shellJobID:
+			_ = json.NewEncoder(w).Encode(shellJob())
+		default:
 			w.WriteHeader(http.StatusNotFound)
 			_, _ = w.Write([]byte(`{"title":"not found","detail":"crawl job not found"}`))
-			return
 		}
-		_ = json.NewEncoder(w).Encode(job("running"))
 	})
 	mux.HandleFunc("DELETE /api/v1/crawls/{id}", func(w http.ResponseWriter, r *http.Request) {
 		record(r)
@@ -80,8 +133,7 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 	})
 	mux.HandleFunc("GET /api/v1/crawls/{id}/events", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		b, _ := json.Marshal(map[string]any{"type": "summary", "status": job("done")})
-		fmt.Fprintf(w, "event: page\ndata: {\"url\":\"http://site.test/a\",\"outcome\":\"stored\",\"chunks\":1}\n\nevent: summary\ndata: %s\n\n", b)
+		fmt.Fprint(w, fakeEvents())
 	})
 	mux.HandleFunc("GET /api/v1/documents", func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"documents": []any{map[string]any{"id": "0123456789abcdef0123456789abcdef",
@@ -97,6 +149,24 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// read is testJobID's status at one more read: running, or advancing to done
+// when finishAfter is set.
+func (f *fakeCrawler) read() map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finishAfter == 0 {
+		return fakeJob("running")
+	}
+	f.reads++
+	j := fakeJob("running")
+	if f.reads >= f.finishAfter {
+		j = fakeJob("done")
+		j["warnings"] = []string{shellWarning}
+	}
+	j["counters"].(map[string]any)["stored"] = 2 + f.reads
+	return j
 }
 
 func TestCrawlsNeedLoginAndCSRF(t *testing.T) {
@@ -316,5 +386,158 @@ func TestCrawlerRefusal(t *testing.T) {
 	}
 	if got, _ := crawlerRefusal(cases[0].err); got.Field != "url" || got.Status != 400 {
 		t.Errorf("field/status not kept: %+v", got)
+	}
+}
+
+// The crawl page shows the crawler's warnings in a status callout, escaped, with
+// the counters of pages rendered by JavaScript and of deleted documents; a
+// crawl without warnings has the (empty) live region its script fills.
+func TestCrawlPageWarningsAndCounters(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	status, body := get(t, c, r.srv.URL+"/crawls/"+shellJobID)
+	if status != http.StatusOK {
+		t.Fatalf("shell crawl page: %d", status)
+	}
+	box := regexp.MustCompile(`(?s)<div id="c-warnings" role="status">(.*?)</div></div>`).FindStringSubmatch(body)
+	if box == nil {
+		t.Fatalf("the crawl page has no warnings callout with role=status")
+	}
+	escaped := `(an empty &lt;div id=&#34;app&#34;&gt;); the crawler reads the HTML the server sends and found no text.`
+	if !strings.Contains(box[1], `class="notice warn warnings"`) || !strings.Contains(box[1], "<strong>Warning</strong>") ||
+		!strings.Contains(box[1], "<li>3 of 4 pages are rendered by JavaScript in the browser "+escaped) {
+		t.Errorf("the callout does not say the warning in words, escaped: %s", box[1])
+	}
+	if strings.Contains(body, `<div id="app">`) {
+		t.Errorf("the warning's markup reached the page unescaped")
+	}
+	for _, want := range []string{`<dd id="c-script_rendered">3</dd>`, `<dd id="c-deleted">1</dd>`, `<dd id="c-empty">3</dd>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the crawl page lacks the counter %s", want)
+		}
+	}
+	_, body = get(t, c, r.srv.URL+"/crawls/"+testJobID)
+	if !strings.Contains(body, `<div id="c-warnings" role="status"></div>`) || !strings.Contains(body, `<dd id="c-script_rendered">0</dd>`) {
+		t.Errorf("a crawl without warnings lacks the empty live region or the zero counters")
+	}
+}
+
+// The list of finished pages says each outcome the crawler sends in words: the
+// page's legend holds them (app.js takes its labels from it) and the reasons'
+// words ride in data-reasons.
+func TestCrawlPageOutcomeWords(t *testing.T) {
+	r := newRig(t, nil)
+	_, body := get(t, r.client(t), r.srv.URL+"/crawls/"+testJobID)
+	legend := regexp.MustCompile(`<div data-outcome="([a-z_]+)"><dt>([^<]+)</dt><dd>([^<]+)</dd></div>`).FindAllStringSubmatch(body, -1)
+	got := map[string][2]string{}
+	for _, m := range legend {
+		got[m[1]] = [2]string{m[2], m[3]}
+	}
+	// The outcomes of the crawler's page events (services/crawler/README.md).
+	for _, key := range []string{"stored", "unchanged", "deleted", "empty", "noindex", "script_rendered", "skipped", "failed"} {
+		if got[key][0] == "" || got[key][1] == "" {
+			t.Errorf("the legend does not say what %q means", key)
+		}
+	}
+	if l := got["script_rendered"][0]; !strings.Contains(l, "JavaScript") || !strings.Contains(l, "browser") {
+		t.Errorf("script_rendered is labelled %q; it must say JavaScript renders it in a browser", l)
+	}
+	if l := got["noindex"][0]; !strings.Contains(l, "not indexed") {
+		t.Errorf("noindex is labelled %q", l)
+	}
+	if l := got["deleted"][0]; !strings.Contains(l, "removed") {
+		t.Errorf("deleted is labelled %q", l)
+	}
+	m := regexp.MustCompile(`<ol id="c-pages"[^>]* data-reasons="([^"]+)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("the list of pages has no data-reasons")
+	}
+	var words map[string]string
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &words); err != nil || !strings.Contains(words["robots"], "robots.txt") {
+		t.Errorf("data-reasons %q: %v", m[1], err)
+	}
+}
+
+// The crawls list marks each row for app.js (job, status, the status URL, the
+// cells it refreshes) and says, for the page without the script, when its
+// counts were read; it never reloads itself.
+func TestCrawlsListLiveHooks(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	_, body := get(t, c, r.srv.URL+"/crawls")
+	row := regexp.MustCompile(`(?s)<tr data-job="` + testJobID + `" data-status="running" data-status-url="/crawls/` + testJobID + `/status">(.*?)</tr>`).FindStringSubmatch(body)
+	if row == nil {
+		t.Fatalf("the running crawl's row has no live-update hooks")
+	}
+	for _, want := range []string{`data-k="status">running</span>`, `data-k="stored">2</td>`, `data-k="failed">1</td>`, `data-k="chunks">7</td>`, `data-k="warn" hidden>`} {
+		if !strings.Contains(row[1], want) {
+			t.Errorf("the running row lacks %s", want)
+		}
+	}
+	if !regexp.MustCompile(`(?s)<tr data-job="` + shellJobID + `" data-status="done"[^>]*>.*?<div class="jwarn" data-k="warn">`).MatchString(body) {
+		t.Errorf("the row of a crawl with a warning does not show it")
+	}
+	if !regexp.MustCompile(`<p id="jobs-live" class="hint" role="status">Counts as of \d\d:\d\d:\d\d UTC; reload the page for newer numbers.</p>`).MatchString(body) ||
+		!strings.Contains(body, `<table class="jobs" id="jobs" data-poll-ms="2000">`) {
+		t.Errorf("the list lacks its note for the page without script, or the table's hooks")
+	}
+	if strings.Contains(strings.ToLower(body), "http-equiv") {
+		t.Errorf("the list reloads itself (meta refresh)")
+	}
+	_, js := get(t, c, r.srv.URL+"/static/app.js")
+	for _, want := range []string{"followRows(jobs)", "data-status-url", "'data-live', 'off'"} {
+		if !strings.Contains(js, want) {
+			t.Errorf("app.js lacks %q", want)
+		}
+	}
+}
+
+// GET /crawls/{id}/status answers the crawler's status as JSON for app.js; bad
+// ids, unknown crawls and a missing crawler are problem documents.
+func TestCrawlStatusJSON(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	resp, err := c.Get(r.srv.URL + "/crawls/" + shellJobID + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st apiclient.CrawlStatus
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+		resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("status: %d %q %v", resp.StatusCode, resp.Header.Get("Content-Type"), err)
+	}
+	if st.Status != "done" || st.Counters.Stored != 1 || st.Counters.ScriptRendered != 3 || st.Counters.Deleted != 1 || len(st.Warnings) != 1 {
+		t.Errorf("status relayed as %+v", st)
+	}
+	for _, tc := range []struct {
+		path  string
+		code  int
+		field string
+	}{
+		{"/crawls/bad%20id/status", http.StatusBadRequest, `"field":"id"`},
+		{"/crawls/not-a-job/status", http.StatusNotFound, `"detail":"crawl job not found"`},
+	} {
+		resp, err := c.Get(r.srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := readAll(resp)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || resp.Header.Get("Content-Type") != "application/problem+json" || !strings.Contains(b, tc.field) {
+			t.Errorf("%s: %d %q %s", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
+	}
+	w, err := New(Deps{Search: &fakeSearch{resp: sampleResponse()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := gin.New()
+	w.Register(e)
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/crawls/"+testJobID+"/status", nil))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "no crawler configured") {
+		t.Errorf("without a crawler: %d %s", rec.Code, rec.Body.String())
 	}
 }

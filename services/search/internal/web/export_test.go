@@ -13,3 +13,23 @@ func FakeSite(t testing.TB, keys ...string) string {
 
 // FakeJobID is the one crawl job the fake crawler knows.
 const FakeJobID = testJobID
+
+// FakeShellJobID is a finished crawl the fake crawler knows whose status warns
+// that the site's pages are rendered by JavaScript.
+const FakeShellJobID = shellJobID
+
+// FakeSiteFinishing is FakeSite whose running crawl (FakeJobID) stores one more
+// page at each read of its status and is done at the after-th read; reads
+// tells how many reads the crawler has answered.
+func FakeSiteFinishing(t testing.TB, after int) (site string, reads func() int) {
+	t.Helper()
+	r := newRig(t, nil)
+	r.crawler.mu.Lock()
+	r.crawler.finishAfter = after
+	r.crawler.mu.Unlock()
+	return r.srv.URL, func() int {
+		r.crawler.mu.Lock()
+		defer r.crawler.mu.Unlock()
+		return r.crawler.reads
+	}
+}

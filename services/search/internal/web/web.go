@@ -139,6 +139,7 @@ func (w *Web) Register(e *gin.Engine) {
 	e.POST("/crawls", w.startCrawl)
 	e.GET("/crawls/:id", w.reader(w.crawlPage))
 	e.GET("/crawls/:id/events", w.reader(w.crawlEvents))
+	e.GET("/crawls/:id/status", w.reader(w.crawlStatus))
 	e.POST("/crawls/:id/cancel", w.cancelCrawl)
 	e.GET("/documents", w.reader(w.documentsPage))
 	e.POST("/documents/:id/delete", w.deleteDocument)
@@ -292,6 +293,9 @@ var funcs = template.FuncMap{
 	"clip":    clip,
 	"spaced":  func(s string) string { return strings.ReplaceAll(s, ",", ", ") },
 	"bytes":   bytesText,
+	// The crawl page's legend of page outcomes and the reasons' words for app.js.
+	"outcomes":    func() []outcome { return outcomes },
+	"reasonWords": reasonWordsJSON,
 	"when": func(t *time.Time) string {
 		if t == nil || t.IsZero() {
 			return ""

@@ -70,10 +70,64 @@
     });
   });
 
+  var terminal = function (s) { return s === 'done' || s === 'failed' || s === 'cancelled'; };
+
+  // The crawls list: the rows of crawls that have not ended are refreshed from
+  // this server's /crawls/{id}/status every few seconds while the page is open,
+  // until none is left running. Without this script the list keeps the counts
+  // of its loading, and says so.
+  var jobs = document.getElementById('jobs');
+  if (jobs) followRows(jobs);
+
+  function followRows(table) {
+    var every = Number(table.getAttribute('data-poll-ms')) || 2000;
+    var note = document.getElementById('jobs-live');
+    var failures = 0;
+    var running = function () {
+      return Array.prototype.filter.call(table.querySelectorAll('tr[data-job]'), function (tr) {
+        return !terminal(tr.getAttribute('data-status')) && !tr.hasAttribute('data-gone');
+      });
+    };
+    var cell = function (tr, k) { return tr.querySelector('[data-k="' + k + '"]'); };
+    var update = function (tr, st) {
+      var c = st.counters || {};
+      ['stored', 'failed', 'chunks'].forEach(function (k) { var el = cell(tr, k); if (el) el.textContent = String(c[k] || 0); });
+      var s = cell(tr, 'status');
+      s.textContent = st.status;
+      s.className = 'status st-' + st.status;
+      var w = cell(tr, 'warn');
+      if (w) w.hidden = !(st.warnings && st.warnings.length);
+      tr.setAttribute('data-status', st.status);
+      if (terminal(st.status) && note) {
+        note.textContent = 'The crawl of ' + tr.querySelector('a').textContent + ' ended: ' + st.status + ', ' + (c.stored || 0) + ' pages stored.';
+      }
+    };
+    var read = function (tr) {
+      return fetch(tr.getAttribute('data-status-url'), { headers: { Accept: 'application/json' } }).then(function (r) {
+        if (r.status === 404) { tr.setAttribute('data-gone', '1'); return; } // the crawler no longer knows it
+        if (!r.ok) throw new Error('status ' + r.status);
+        return r.json().then(function (st) { update(tr, st); });
+      });
+    };
+    var tick = function () {
+      var rows = running();
+      if (!rows.length) { table.setAttribute('data-live', 'off'); return; }
+      if (document.hidden) { setTimeout(tick, every); return; } // a tab in the background asks nothing
+      Promise.all(rows.map(read)).then(function () { failures = 0; }, function () { failures++; }).then(function () {
+        if (failures < 5) { setTimeout(tick, every); return; }
+        table.setAttribute('data-live', 'off');
+        if (note) note.textContent = 'Live updates stopped: the server did not answer. Reload the page for the latest numbers.';
+      });
+    };
+    if (!running().length) return;
+    table.setAttribute('data-live', 'on');
+    if (note) note.textContent = 'Running crawls update every few seconds while this page is open.';
+    setTimeout(tick, every);
+  }
+
   // Live crawl counters from the crawl's server-sent events (relayed by this server).
   var job = document.getElementById('job');
   if (!job) return;
-  var terminal = function (s) { return s === 'done' || s === 'failed' || s === 'cancelled'; };
   if (terminal(job.getAttribute('data-status'))) return;
   var maxPages = Number(job.getAttribute('data-max-pages')) || 0;
   var live = document.getElementById('live');
@@ -116,9 +170,29 @@
     else bar.removeAttribute('value');
     text.textContent = processed + ' of ' + (done ? processed + ' (finished)' : total + ' known so far, at most ' + maxPages);
   };
+  // warnings mirrors crawl.html's callout; it is rebuilt only when the list
+  // changes, so a screen reader hears a warning once, not at every progress event.
+  var warnings = function (list) {
+    var box = document.getElementById('c-warnings');
+    list = list || [];
+    var shown = Array.prototype.map.call(box.querySelectorAll('li'), function (li) { return li.textContent; });
+    if (shown.join('\n') === list.join('\n')) return;
+    if (!list.length) { box.replaceChildren(); return; }
+    var div = document.createElement('div'), p = document.createElement('p'), icon = document.createElement('span');
+    var strong = document.createElement('strong'), ul = document.createElement('ul');
+    div.className = 'notice warn warnings';
+    icon.setAttribute('aria-hidden', 'true');
+    icon.textContent = '⚠';
+    strong.textContent = list.length > 1 ? 'Warnings' : 'Warning';
+    p.append(icon, ' ', strong);
+    ul.className = 'plain';
+    list.forEach(function (w) { var li = document.createElement('li'); li.textContent = w; ul.append(li); });
+    div.append(p, ul);
+    box.replaceChildren(div);
+  };
   var show = function (st) {
     var c = st.counters || {};
-    ['discovered', 'queued', 'in_flight', 'fetched', 'stored', 'unchanged', 'empty', 'failed', 'chunks'].forEach(function (k) {
+    ['discovered', 'queued', 'in_flight', 'fetched', 'stored', 'unchanged', 'deleted', 'empty', 'script_rendered', 'failed', 'chunks'].forEach(function (k) {
       set('c-' + k, c[k] || 0);
     });
     var b = c.bytes || 0;
@@ -126,6 +200,7 @@
     set('c-rate', ((st.rates && st.rates.pages_per_sec) || 0).toFixed(1));
     set('c-eta', eta(st, c));
     progress(st, c);
+    warnings(st.warnings);
     counts('c-reasons', c.failed_by_reason);
     counts('c-skipped', c.skipped);
     var s = document.getElementById('c-status');
@@ -138,12 +213,35 @@
     }
   };
   var pages = document.getElementById('c-pages');
+  // A finished page in words: the outcome's label from the page's legend
+  // (#c-outcomes, see outcomes.go), the reason of a skip or failure, the
+  // crawler's detail (what showed a page to be rendered by JavaScript) or error.
+  var labels = {};
+  document.querySelectorAll('#c-outcomes [data-outcome]').forEach(function (d) {
+    labels[d.getAttribute('data-outcome')] = d.querySelector('dt').textContent;
+  });
+  var reasons = {};
+  try { reasons = JSON.parse(pages.getAttribute('data-reasons') || '{}'); } catch (e) { /* the codes are shown instead */ }
+  var reasonText = function (r) {
+    var http = /^http_(\d+)$/.exec(r);
+    return reasons[r] || labels[r] || (http ? 'HTTP ' + http[1] : r);
+  };
+  var pageText = function (d) {
+    var t = labels[d.outcome] || d.outcome;
+    if (d.reason && d.reason !== d.outcome) t += ': ' + reasonText(d.reason);
+    if (d.detail) t += ' (' + d.detail + ')';
+    t += ' · ' + d.url;
+    if (d.chunks) t += ' · ' + d.chunks + (d.chunks === 1 ? ' chunk' : ' chunks');
+    if (d.error) t += ' · ' + (d.error.length > 200 ? d.error.slice(0, 200) + '…' : d.error);
+    return t;
+  };
   var es = new EventSource(job.getAttribute('data-events'));
   es.addEventListener('open', function () { live.textContent = '(live)'; });
   es.addEventListener('progress', function (e) { var d = JSON.parse(e.data); if (d.status) show(d.status); });
   es.addEventListener('page', function (e) {
     var d = JSON.parse(e.data), li = document.createElement('li');
-    li.textContent = d.outcome + (d.reason && d.reason !== d.outcome ? ' (' + d.reason + ')' : '') + ' · ' + d.url + (d.chunks ? ' · ' + d.chunks + (d.chunks === 1 ? ' chunk' : ' chunks') : '');
+    li.className = 'o-' + d.outcome;
+    li.textContent = pageText(d);
     pages.prepend(li);
     while (pages.children.length > 200) pages.lastChild.remove();
   });
