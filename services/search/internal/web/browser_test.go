@@ -306,6 +306,7 @@ func TestBrowser(t *testing.T) {
 	s.scriptsDoNotRun(t)
 	s.cancelCrawl(t)
 	s.refusedCrawl(t)
+	s.scriptRenderedCrawl(t)
 	s.phoneWidth(t)
 	s.cleanup(t, jobID)
 }
@@ -594,12 +595,67 @@ func (s *stack) cancelCrawl(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("max_depth"), "15"), chromedp.Click(chromedp.CSS(`#crawl-form button[type=submit]`)))
 	s.until(`document.getElementById('job') !== null && Number(document.getElementById('c-fetched').textContent) >= 1`, 2*time.Minute)
 	id := eval[string](s, `document.getElementById('job').dataset.job`)
+	s.listFollowsRunningCrawl(t, id)
+	s.do(chromedp.Navigate(s.search+"/crawls/"+id), chromedp.WaitVisible(chromedp.CSS(`#cancel-form button`)))
 	s.do(chromedp.Click(chromedp.CSS(`#cancel-form button`)))
 	s.until(`document.getElementById('c-status') !== null && document.getElementById('c-status').textContent === 'cancelled'`, time.Minute)
 	var job jobJSON
 	getJSON(t, s.crawler+"/api/v1/crawls/"+id, &job)
 	if job.Status != "cancelled" || job.Counters.Stored >= 500 {
 		t.Errorf("after cancel the crawler says %+v", job)
+	}
+}
+
+// listFollowsRunningCrawl opens the crawls list while the crawl of slow pages
+// runs: the crawl's row counts the pages the crawler stores without the page
+// being loaded again.
+func (s *stack) listFollowsRunningCrawl(t *testing.T, id string) {
+	row := `document.querySelector('tr[data-job="` + id + `"]')`
+	s.do(chromedp.Navigate(s.search + "/crawls"))
+	s.until(row+` !== null && document.getElementById('jobs').dataset.live === 'on'`, 30*time.Second)
+	first := eval[string](s, `window.__loaded = 1; `+row+`.querySelector('[data-k=stored]').textContent`)
+	s.until(row+`.querySelector('[data-k=stored]').textContent !== '`+first+`'`, time.Minute)
+	got := eval[[]string](s, `[String(window.__loaded), `+row+`.dataset.status, `+row+`.querySelector('[data-k=stored]').textContent]`)
+	if got[0] != "1" || got[1] != "running" {
+		t.Errorf("the list changed by a reload, or the row says %q", got)
+	}
+	t.Logf("the running crawl's row went from %s to %s stored pages without a reload", first, got[2])
+}
+
+// scriptRenderedCrawl crawls pages that JavaScript renders in the browser: the
+// crawl page warns, counts them, and lists each with what gave it away.
+func (s *stack) scriptRenderedCrawl(t *testing.T) {
+	s.do(chromedp.Navigate(s.search+"/crawls"), chromedp.WaitVisible(chromedp.ID("crawl-form")),
+		chromedp.SetValue(chromedp.ID("url"), s.site+"/app/"), chromedp.SetValue(chromedp.ID("max_pages"), "10"),
+		chromedp.SetValue(chromedp.ID("max_depth"), "1"), chromedp.Click(chromedp.CSS(`#crawl-form button[type=submit]`)))
+	s.until(`document.getElementById('job') !== null`, 30*time.Second)
+	s.until(`document.getElementById('job').dataset.final === '1' || document.getElementById('job').dataset.status === 'done'`, 2*time.Minute)
+	s.screenshot("crawl-script-rendered")
+	id := eval[string](s, `document.getElementById('job').dataset.job`)
+	var job struct {
+		Status   string   `json:"status"`
+		Warnings []string `json:"warnings"`
+		Counters struct {
+			ScriptRendered int64 `json:"script_rendered"`
+		} `json:"counters"`
+	}
+	getJSON(t, s.crawler+"/api/v1/crawls/"+id, &job)
+	if job.Status != "done" || job.Counters.ScriptRendered != 3 || len(job.Warnings) != 1 {
+		t.Fatalf("the crawl of the script-rendered pages: %+v", job)
+	}
+	got := eval[[]string](s, `[document.querySelector('#c-warnings[role=status] .notice') ? document.querySelector('#c-warnings li').textContent : '',
+	  document.getElementById('c-script_rendered').textContent]`)
+	if got[0] != job.Warnings[0] || got[1] != "3" {
+		t.Errorf("the crawl page shows the warning %q and %s pages rendered by JS; the crawler says %q and 3", got[0], got[1], job.Warnings[0])
+	}
+	// The shells answer slowly, so their pages end while the page follows the crawl.
+	pages := eval[[]string](s, `[...document.querySelectorAll('#c-pages li')].map(li => li.textContent)`)
+	found := false
+	for _, p := range pages {
+		found = found || strings.HasPrefix(p, "rendered by JavaScript: needs a browser (") && strings.Contains(p, " · "+s.site+"/app/")
+	}
+	if !found {
+		t.Errorf("no finished page says it is rendered by JavaScript: %q", pages)
 	}
 }
 
@@ -685,6 +741,13 @@ func siteServer(t *testing.T) string {
 			fmt.Fprint(w, `</ul><p>An index of notes about Python packaging, virtual environments and web frameworks.</p></main></body></html>`)
 			return
 		}
+		if shell, ok := appShells[r.URL.Path]; ok {
+			time.Sleep(time.Second) // slow enough that the crawl page sees the pages end
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Widgets app</title></head>
+<body><nav><a href="/app/">Home</a> <a href="/app/guide">Guide</a> <a href="/app/api">API</a></nav>
+%s</body></html>`, shell)
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, "/slow/") {
 			n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/slow/"))
 			if err != nil {
@@ -712,6 +775,14 @@ func siteServer(t *testing.T) string {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// appShells are pages that a script renders in the browser: what the server
+// sends is an empty mount point, a script and at most a placeholder.
+var appShells = map[string]string{
+	"/app/":      `<div id="app">Loading ...</div><script>window.widgets = {name: 'Widgets'}</script><script src="/app/bundle.js"></script>`,
+	"/app/guide": `<noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div><script type="module" src="/app/guide.js"></script>`,
+	"/app/api":   `<div id="__next"></div><script src="/app/main.js" defer></script>`,
 }
 
 func escapeText(s string) string {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/kgsearch/kgsearch/services/search/internal/web"
@@ -80,7 +81,7 @@ func TestBrowserPages(t *testing.T) {
 	s := &stack{t: t, browser: newBrowser(t, exe)}
 	pages := []string{"/", "/?q=python+venv", "/?q=" + strings.Repeat("a", 2000), "/?q=python+venv&fusion=rrf", "/?q=python+venv&offset=20",
 		"/?q=", "/?q=x&w_bm25=abc&x=1", "/?q=x&k=500", "/entities/python", "/entities/nope", "/entities/" + strings.Repeat("x", 300),
-		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/bad%20id", "/documents", "/documents?deleted=1", "/documents?after=%27"}
+		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/" + web.FakeShellJobID, "/crawls/bad%20id", "/documents", "/documents?deleted=1", "/documents?after=%27"}
 	for _, width := range []int64{1280, 390} {
 		s.do(chromedp.EmulateViewport(width, 900))
 		for _, p := range pages {
@@ -113,6 +114,7 @@ func TestBrowserPages(t *testing.T) {
 	s.keyboard(t, site)
 	s.errorLinkFocusesTheField(t, site)
 	s.crawlProgress(t, site)
+	s.crawlsListLive(t)
 }
 
 // keyboard tabs through the search page: the skip link first, then the header,
@@ -150,17 +152,88 @@ func (s *stack) errorLinkFocusesTheField(t *testing.T, site string) {
 	}
 }
 
-// crawlProgress opens a crawl page: the live events (the fake crawler's stream
-// ends with the job done) fill the progress bar.
+// crawlProgress opens a crawl page: the live events (the fake crawler's stream:
+// a page of each outcome, a progress event bringing a warning, the job done)
+// fill the progress bar, the counters, the warning callout and the list of pages.
 func (s *stack) crawlProgress(t *testing.T, site string) {
 	s.do(chromedp.Navigate(site + "/crawls/" + web.FakeJobID))
 	s.until(`document.getElementById('job').dataset.final === '1'`, 30*time.Second)
 	got := eval[[]string](s, `[String(document.getElementById('c-progress').value), String(document.getElementById('c-progress').max), document.getElementById('c-progress-text').textContent]`)
-	if got[0] != "2" || got[1] != "2" || !strings.Contains(got[2], "finished") {
-		t.Errorf("finished crawl: progress %s of %s, %q; want 2 of 2, finished", got[0], got[1], got[2])
+	// processed: 2 stored + 2 empty + 1 deleted
+	if got[0] != "5" || got[1] != "5" || !strings.Contains(got[2], "finished") {
+		t.Errorf("finished crawl: progress %s of %s, %q; want 5 of 5, finished", got[0], got[1], got[2])
 	}
-	if got := eval[string](s, `document.querySelector('#c-pages li').textContent`); got != "stored · http://site.test/a · 1 chunk" {
-		t.Errorf("the finished page is listed as %q", got)
+	if got := eval[[]string](s, `['script_rendered', 'deleted', 'empty'].map(k => document.getElementById('c-' + k).textContent)`); strings.Join(got, " ") != "1 1 2" {
+		t.Errorf("live counters rendered by JS, deleted, empty: %q, want 1 1 2", got)
+	}
+	// The page came without warnings (the crawler had none yet): the callout is
+	// the progress event's, shown once, in a status region.
+	warn := eval[[]string](s, `(() => { const b = document.getElementById('c-warnings'), n = b.querySelector('.notice');
+	  return [b.getAttribute('role'), String(b.querySelectorAll('li').length), n && n.offsetParent ? 'visible' : 'hidden', b.innerText.replace(/\s+/g, ' ').trim()]; })()`)
+	if warn[0] != "status" || warn[1] != "1" || warn[2] != "visible" || !strings.HasPrefix(warn[3], "⚠ Warning 3 of 4 pages are rendered by JavaScript in the browser (an empty <div id=\"app\">)") {
+		t.Errorf("the live warning: %q", warn)
+	}
+	want := []string{
+		"failed: HTTP 404 · http://site.test/f · HTTP 404 Not Found",
+		"skipped: robots.txt disallows it · http://site.test/e",
+		"removed from the index · http://site.test/d",
+		"not indexed (noindex) · http://site.test/c",
+		`rendered by JavaScript: needs a browser (an empty <div id="app">) · http://site.test/b`,
+		"stored · http://site.test/a · 1 chunk",
+	}
+	if got := eval[[]string](s, `[...document.querySelectorAll('#c-pages li')].map(li => li.textContent)`); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the finished pages are listed as\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, problem := range eval[[]string](s, audit) {
+		t.Errorf("the finished crawl's page: %s", problem)
+	}
+}
+
+// crawlsListLive opens the crawls list of a running crawl that stores a page at
+// each read of its status and ends at the third: its row changes without a
+// reload, the reads stop once no crawl runs, and without JavaScript the list
+// says its counts are as of its loading.
+func (s *stack) crawlsListLive(t *testing.T) {
+	site, reads := web.FakeSiteFinishing(t, 3)
+	row := `document.querySelector('tr[data-job="` + web.FakeJobID + `"]')`
+	cells := `[...` + row + `.querySelectorAll('[data-k=status], [data-k=stored]')].map(e => e.textContent)`
+	s.do(chromedp.Navigate(site + "/crawls"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	if got := eval[[]string](s, cells); strings.Join(got, " ") != "running 2" {
+		t.Errorf("the running row starts as %q, want running 2", got)
+	}
+	s.until(row+`.dataset.status === 'done'`, 30*time.Second)
+	if got := eval[[]string](s, cells); strings.Join(got, " ") != "done 5" {
+		t.Errorf("the finished row shows %q, want done 5", got)
+	}
+	got := eval[[]string](s, `[document.getElementById('jobs').dataset.live, document.getElementById('jobs-live').textContent,
+	  `+row+`.querySelector('[data-k=warn]').offsetParent ? 'warned' : 'not warned']`)
+	if got[0] != "off" || !strings.Contains(got[1], "ended: done, 5 pages stored") || got[2] != "warned" {
+		t.Errorf("after the crawl ended the list shows %q", got)
+	}
+	for _, problem := range eval[[]string](s, audit) {
+		t.Errorf("the live crawls list: %s", problem)
+	}
+	n := reads()
+	time.Sleep(5 * time.Second) // two and a half of the list's 2 s refreshes
+	if reads() != n {
+		t.Errorf("the list still reads the status after no crawl runs (%d reads, then %d)", n, reads())
+	}
+	// Without JavaScript the list is as it was: numbers of its loading, and a note saying so.
+	s.scripts(false)
+	s.do(chromedp.Navigate(site + "/crawls"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	if got := eval[string](s, `document.getElementById('jobs').dataset.live === undefined ? document.getElementById('jobs-live').textContent : 'live'`); !strings.Contains(got, "reload the page for newer numbers") {
+		t.Errorf("without JavaScript the list says %q", got)
+	}
+	s.scripts(true)
+}
+
+// scripts switches the page's JavaScript on or off (for the pages without it).
+func (s *stack) scripts(on bool) {
+	s.t.Helper()
+	if _, err := chromedp.Call(s.browser, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !on}); err != nil {
+		s.t.Fatalf("switch scripts on=%v: %v", on, err)
 	}
 }
 

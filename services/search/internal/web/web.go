@@ -4,7 +4,8 @@
 // the crawler's API. Pages are rendered on the server with html/template from
 // templates embedded in the binary; the only script is static/app.js (written for
 // this package, no build step, nothing loaded from elsewhere), which adds typing
-// suggestions, live slider values and the live crawl counters.
+// suggestions, live slider values, the live crawl counters and warnings, and the
+// refresh of running crawls on the crawls list.
 //
 // Searches call the pipeline in-process, the same call the REST API makes; the kg
 // and crawler calls go through their Go clients. Mutating routes (start or cancel a

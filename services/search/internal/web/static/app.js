@@ -111,9 +111,9 @@
     };
     var tick = function () {
       var rows = running();
-      if (!rows.length) { table.setAttribute('data-live', 'off'); return; }
       if (document.hidden) { setTimeout(tick, every); return; } // a tab in the background asks nothing
       Promise.all(rows.map(read)).then(function () { failures = 0; }, function () { failures++; }).then(function () {
+        if (!running().length) { table.setAttribute('data-live', 'off'); return; }
         if (failures < 5) { setTimeout(tick, every); return; }
         table.setAttribute('data-live', 'off');
         if (note) note.textContent = 'Live updates stopped: the server did not answer. Reload the page for the latest numbers.';
