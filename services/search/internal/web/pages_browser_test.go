@@ -176,7 +176,8 @@ func (s *stack) crawlProgress(t *testing.T, site string) {
 	want := []string{
 		"failed: HTTP 404 · http://site.test/f · HTTP 404 Not Found",
 		"skipped: robots.txt disallows it · http://site.test/e",
-		"removed from the index · http://site.test/d",
+		"removed from the index: HTTP 410 · http://site.test/g",
+		"removed from the index (the page now asks not to be indexed (robots noindex); its stored version was removed) · http://site.test/d",
 		"not indexed (noindex) · http://site.test/c",
 		`rendered by JavaScript: needs a browser (an empty <div id="app">) · http://site.test/b`,
 		"stored · http://site.test/a · 1 chunk",

@@ -214,8 +214,9 @@
   };
   var pages = document.getElementById('c-pages');
   // A finished page in words: the outcome's label from the page's legend
-  // (#c-outcomes, see outcomes.go), the reason of a skip or failure, the
-  // crawler's detail (what showed a page to be rendered by JavaScript) or error.
+  // (#c-outcomes, see outcomes.go), then the crawler's detail when it sent one
+  // (what showed a page to be rendered by JavaScript, why a stored page was
+  // removed), else the reason of a skip, failure or removal; and an error.
   var labels = {};
   document.querySelectorAll('#c-outcomes [data-outcome]').forEach(function (d) {
     labels[d.getAttribute('data-outcome')] = d.querySelector('dt').textContent;
@@ -228,8 +229,8 @@
   };
   var pageText = function (d) {
     var t = labels[d.outcome] || d.outcome;
-    if (d.reason && d.reason !== d.outcome) t += ': ' + reasonText(d.reason);
     if (d.detail) t += ' (' + d.detail + ')';
+    else if (d.reason && d.reason !== d.outcome) t += ': ' + reasonText(d.reason);
     t += ' · ' + d.url;
     if (d.chunks) t += ' · ' + d.chunks + (d.chunks === 1 ? ' chunk' : ' chunks');
     if (d.error) t += ' · ' + (d.error.length > 200 ? d.error.slice(0, 200) + '…' : d.error);
