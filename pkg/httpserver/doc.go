@@ -27,4 +27,11 @@
 // it retries any other 503. Clients (pkg/kgapi, search's kg calls, load balancers)
 // therefore need to treat only 503 + Retry-After as "retry later". The crawler used
 // 504 before the services shared this mapping.
+//
+// # Methods
+//
+// [Server.Handler], what Run serves, answers HEAD on every GET route with the
+// GET's status and headers and no body; OPTIONS on an existing path is 204 with
+// Allow; another method is 405 with Allow. Metrics label methods outside the
+// standard set as OTHER, so made-up methods cannot add series.
 package httpserver

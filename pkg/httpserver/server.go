@@ -149,9 +149,7 @@ func New(name string, cfg Config, logger *slog.Logger) *Server {
 		}
 		s.writeError(c, &Error{Status: http.StatusNotFound, Title: "not found", Detail: "no such endpoint: " + c.Request.Method + " " + c.Request.URL.Path})
 	})
-	s.engine.NoMethod(func(c *gin.Context) {
-		s.writeError(c, &Error{Status: http.StatusMethodNotAllowed, Title: "method not allowed", Detail: c.Request.Method + " is not supported on " + c.Request.URL.Path})
-	})
+	s.engine.NoMethod(s.noMethod)
 	s.engine.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok", "service": name}) })
 	s.engine.GET("/readyz", s.readyz)
 	s.engine.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})))
@@ -356,12 +354,13 @@ func (s *Server) accessLog(c *gin.Context) {
 	}
 	d := time.Since(start)
 	status := strconv.Itoa(c.Writer.Status())
-	s.reqs.WithLabelValues(route, c.Request.Method, status).Inc()
-	s.latency.WithLabelValues(route, c.Request.Method).Observe(d.Seconds())
+	method := methodLabel(requestMethod(c.Request))
+	s.reqs.WithLabelValues(route, method, status).Inc()
+	s.latency.WithLabelValues(route, method).Observe(d.Seconds())
 	if route == "/healthz" || route == "/readyz" || route == "/metrics" {
 		return
 	}
-	s.log.Info("request", "request_id", RequestID(c), "method", c.Request.Method, "route", route,
+	s.log.Info("request", "request_id", RequestID(c), "method", method, "route", route,
 		"status", c.Writer.Status(), "duration_ms", float64(d.Microseconds())/1000, "bytes", c.Writer.Size())
 }
 
@@ -408,7 +407,7 @@ func (s *Server) Run(ctx context.Context) error {
 // Serve is Run on an existing listener (tests use a port-0 listener).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
-		Handler:           s.engine,
+		Handler:           s.Handler(),
 		ReadTimeout:       s.cfg.ReadTimeout,
 		ReadHeaderTimeout: 10 * time.Second,
 		WriteTimeout:      s.cfg.WriteTimeout,
