@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -98,14 +99,28 @@ func (a *API) Register() {
 }
 
 func (a *API) searchGET(c *gin.Context) error {
-	if err := checkFormat(c.Query("format")); err != nil {
+	v, err := strictQuery(c.Request, searchParams)
+	if err != nil {
 		return err
 	}
-	return a.search(c, fromQuery(c.Request.URL.Query()))
+	if err := checkFormat(v.Get("format")); err != nil {
+		return err
+	}
+	if err := acceptable(c.Request); err != nil {
+		return err
+	}
+	return a.search(c, fromQuery(v))
 }
 
 func (a *API) searchPOST(c *gin.Context) error {
-	if err := checkFormat(c.Query("format")); err != nil {
+	v, err := strictQuery(c.Request, postSearchParams)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat(v.Get("format")); err != nil {
+		return err
+	}
+	if err := acceptable(c.Request); err != nil {
 		return err
 	}
 	ct := c.ContentType()
@@ -225,15 +240,25 @@ type SuggestedEntity struct {
 }
 
 func (a *API) suggest(c *gin.Context) error {
-	if err := checkFormat(c.Query("format")); err != nil {
+	v, err := strictQuery(c.Request, suggestParams)
+	if err != nil {
 		return err
 	}
-	prefix := strings.TrimSpace(c.Query("prefix"))
+	if err := checkFormat(v.Get("format")); err != nil {
+		return err
+	}
+	if err := acceptable(c.Request); err != nil {
+		return err
+	}
+	prefix := strings.TrimSpace(v.Get("prefix"))
 	if prefix == "" || len(prefix) > 100 {
 		return httpserver.BadRequest("prefix", "give 1..100 bytes of the text to complete, e.g. ?prefix=postg")
 	}
+	if !utf8.ValidString(prefix) {
+		return httpserver.BadRequest("prefix", "is not valid UTF-8: send the text as UTF-8, percent-encoded")
+	}
 	limit := 10
-	if s := c.Query("limit"); s != "" {
+	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 50 {
 			return httpserver.BadRequest("limit", fmt.Sprintf("must be an integer in 1..50, got %q", clip(s)))

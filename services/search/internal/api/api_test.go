@@ -236,6 +236,12 @@ func TestBadInput(t *testing.T) {
 		{name: "tags as number", post: `{"q":"x","tags":5}`, field: "tags"},
 		{name: "body q missing", post: `{"k":5}`, field: "q"},
 		{name: "two objects", post: `{"q":"x"}{"q":"y"}`, field: "body"},
+		{name: "q twice", get: "q=a&q=b", field: "q"},
+		{name: "k twice", get: "q=a&k=5&k=6", field: "k"},
+		{name: "unknown parameter", get: "q=x&limit=5", field: "limit"},
+		{name: "bad escape", get: "q=%%%", field: "query"},
+		{name: "semicolon", get: "q=a;b", field: "query"},
+		{name: "invalid utf-8 q", get: "q=open%fffile", field: "q"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,6 +269,43 @@ func TestBadInput(t *testing.T) {
 // TestInjectionStrings sends SQL, Cypher and query-syntax injection strings in every
 // field: each request gets a 4xx or a normal answer, never a 5xx, and the documents
 // table is intact afterwards.
+func TestURLOfAPOSTSearch(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	e.Add(t, docs()...)
+	// The URL's q is not read by a POST: it is refused, not silently dropped.
+	code, _, body := post(t, e, "/api/v1/search?q=redis", `{"k":2}`)
+	var p problem
+	if err := json.Unmarshal(body, &p); err != nil || code != http.StatusBadRequest || p.Field != "q" || !strings.Contains(p.Detail, "JSON body") {
+		t.Fatalf("POST with q in the URL: %d %s; want 400 on q saying the body carries it", code, body)
+	}
+	code, _, body = post(t, e, "/api/v1/search?format=json", `{"k":2}`)
+	if err := json.Unmarshal(body, &p); err != nil || code != http.StatusBadRequest || p.Field != "q" || !strings.Contains(p.Detail, `{"q"`) {
+		t.Fatalf("POST without q: %d %s; want 400 on q showing the body form", code, body)
+	}
+	if code, _, body = post(t, e, "/api/v1/search?format=json", `{"q":"redis"}`); code != http.StatusOK {
+		t.Fatalf("POST with format in the URL: %d %s", code, body)
+	}
+}
+
+func TestAcceptNotServed406(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	e.Add(t, docs()...)
+	for _, accept := range []string{"application/xml", "text/html", "text/csv, application/pdf"} {
+		code, h, body := get(t, e, "/api/v1/search?q=redis", "Accept", accept)
+		if code != http.StatusNotAcceptable || h.Get("Content-Type") != "application/problem+json" || !bytes.Contains(body, []byte("application/json")) {
+			t.Errorf("Accept %q: %d %s %s; want 406 naming what is served", accept, code, h.Get("Content-Type"), body)
+		}
+	}
+	for _, accept := range []string{"*/*", "text/*", "application/json", "text/toon", "text/html, */*;q=0.8", "garbage;;;"} {
+		if code, _, body := get(t, e, "/api/v1/search?q=redis", "Accept", accept); code != http.StatusOK {
+			t.Errorf("Accept %q: %d %s; want 200", accept, code, body)
+		}
+	}
+	if code, _, body := get(t, e, "/api/v1/search?q=redis&format=json", "Accept", "text/html"); code != http.StatusOK {
+		t.Errorf("format=json overrides Accept: %d %s", code, body)
+	}
+}
+
 func TestInjectionStrings(t *testing.T) {
 	e := searchtest.New(t, searchtest.Options{})
 	e.Add(t, docs()...)
@@ -405,6 +448,19 @@ func TestStatusAndSuggest(t *testing.T) {
 	for _, bad := range []string{"/api/v1/suggest", "/api/v1/suggest?prefix=", "/api/v1/suggest?prefix=a&limit=0"} {
 		if code, _, body := get(t, e, bad); code != 400 {
 			t.Errorf("%s: got %d, want 400: %s", bad, code, body)
+		}
+	}
+	// Mistakes that used to be answered as if they were not there.
+	for _, tc := range []struct{ path, field, says string }{
+		{"/api/v1/suggest?prefix=%ff", "prefix", "UTF-8"},
+		{"/api/v1/suggest?q=pyth", "q", `did you mean "prefix"`},
+		{"/api/v1/suggest?prefix=a&prefix=b", "prefix", "give it once"},
+		{"/api/v1/suggest?prefix=a&type=function", "type", "unknown parameter"},
+	} {
+		code, _, body := get(t, e, tc.path)
+		var p problem
+		if err := json.Unmarshal(body, &p); err != nil || code != 400 || p.Field != tc.field || !strings.Contains(p.Detail, tc.says) {
+			t.Errorf("%s: %d %s; want 400 on %s saying %q", tc.path, code, body, tc.field, tc.says)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/ranker"
@@ -40,6 +41,8 @@ type fields struct {
 	q, k, offset, domain, after, before, weights, fusion, mmr, expand, explain string
 	tags                                                                       []string
 	hasQ                                                                       bool
+	// body is set for a POST search, whose fields come from a JSON body.
+	body bool
 	// format is the body's "format" (a POST search); the URL's ?format= and the
 	// Accept header are read where the answer is written.
 	format string
@@ -71,7 +74,7 @@ func fromBody(r io.Reader) (fields, error) {
 	if err := httpserver.DecodeJSON(r, &b); err != nil {
 		return fields{}, err
 	}
-	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion, format: b.Format}
+	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion, format: b.Format, body: true}
 	if err := checkFormat(b.Format); err != nil {
 		return fields{}, err
 	}
@@ -153,7 +156,13 @@ const defaultExpand = true
 func (f fields) request() (pipeline.Request, error) {
 	req := pipeline.Request{Query: f.q, K: pipeline.DefaultK, Domain: strings.TrimSpace(f.domain), Tags: f.tags}
 	if !f.hasQ || strings.TrimSpace(f.q) == "" {
+		if f.body {
+			return req, httpserver.BadRequest("q", `missing or empty: give the words to search for in the body, e.g. {"q": "postgres replication"}`)
+		}
 		return req, httpserver.BadRequest("q", "missing or empty: give the words to search for, e.g. ?q=postgres+replication")
+	}
+	if !utf8.ValidString(f.q) {
+		return req, httpserver.BadRequest("q", "is not valid UTF-8: send the query as UTF-8 text (percent-encoded in a URL)")
 	}
 	var err error
 	if f.k != "" {
