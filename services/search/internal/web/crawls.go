@@ -74,6 +74,7 @@ type jobView struct {
 	ETA       string
 	Reasons   []reasonCount
 	Skips     []reasonCount
+	Deletions []reasonCount // why stored versions were removed
 }
 
 type reasonCount struct {
@@ -126,6 +127,7 @@ func describeJob(j *apiclient.CrawlStatus) jobView {
 	}
 	v.Reasons = sortedCounts(ct.FailedBy)
 	v.Skips = sortedCounts(ct.Skipped)
+	v.Deletions = sortedCounts(ct.DeletedBy)
 	return v
 }
 

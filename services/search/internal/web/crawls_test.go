@@ -51,7 +51,8 @@ func fakeJob(status string) map[string]any {
 // shellJob is shellJobID's status: most pages were shells, one stored document was removed.
 func shellJob() map[string]any {
 	return map[string]any{"id": shellJobID, "status": "done", "url": "http://spa.test/", "spec": map[string]any{"url": "http://spa.test/", "max_pages": 10},
-		"counters":   map[string]any{"discovered": 4, "fetched": 4, "stored": 1, "empty": 3, "script_rendered": 3, "deleted": 1, "chunks": 2},
+		"counters": map[string]any{"discovered": 4, "fetched": 4, "stored": 1, "empty": 3, "script_rendered": 3, "deleted": 1,
+			"deleted_by_reason": map[string]int{"script_rendered": 1}, "chunks": 2},
 		"created_at": "2026-11-23T19:00:00Z", "warnings": []string{shellWarning}}
 }
 
@@ -61,7 +62,8 @@ func fakeEvents() string {
 	running, done := fakeJob("running"), fakeJob("done")
 	for _, j := range []map[string]any{running, done} {
 		c := j["counters"].(map[string]any)
-		c["empty"], c["script_rendered"], c["deleted"] = 2, 1, 1
+		c["empty"], c["script_rendered"], c["deleted"] = 2, 1, 2
+		c["deleted_by_reason"] = map[string]int{"noindex": 1, "http_410": 1}
 		j["warnings"] = []string{shellWarning}
 	}
 	var b strings.Builder
@@ -413,7 +415,8 @@ func TestCrawlPageWarningsAndCounters(t *testing.T) {
 	if strings.Contains(body, `<div id="app">`) {
 		t.Errorf("the warning's markup reached the page unescaped")
 	}
-	for _, want := range []string{`<dd id="c-script_rendered">3</dd>`, `<dd id="c-deleted">1</dd>`, `<dd id="c-empty">3</dd>`} {
+	for _, want := range []string{`<dd id="c-script_rendered">3</dd>`, `<dd id="c-deleted">1</dd>`, `<dd id="c-empty">3</dd>`,
+		`<ul id="c-deleted-by" class="plain"><li>script_rendered: 1</li></ul>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the crawl page lacks the counter %s", want)
 		}

@@ -159,12 +159,12 @@ func (s *stack) crawlProgress(t *testing.T, site string) {
 	s.do(chromedp.Navigate(site + "/crawls/" + web.FakeJobID))
 	s.until(`document.getElementById('job').dataset.final === '1'`, 30*time.Second)
 	got := eval[[]string](s, `[String(document.getElementById('c-progress').value), String(document.getElementById('c-progress').max), document.getElementById('c-progress-text').textContent]`)
-	// processed: 2 stored + 2 empty + 1 deleted
-	if got[0] != "5" || got[1] != "5" || !strings.Contains(got[2], "finished") {
-		t.Errorf("finished crawl: progress %s of %s, %q; want 5 of 5, finished", got[0], got[1], got[2])
+	// processed: 2 stored + 2 empty + 2 deleted
+	if got[0] != "6" || got[1] != "6" || !strings.Contains(got[2], "finished") {
+		t.Errorf("finished crawl: progress %s of %s, %q; want 6 of 6, finished", got[0], got[1], got[2])
 	}
-	if got := eval[[]string](s, `['script_rendered', 'deleted', 'empty'].map(k => document.getElementById('c-' + k).textContent)`); strings.Join(got, " ") != "1 1 2" {
-		t.Errorf("live counters rendered by JS, deleted, empty: %q, want 1 1 2", got)
+	if got := eval[[]string](s, `['script_rendered', 'deleted', 'empty', 'deleted-by'].map(k => document.getElementById('c-' + k).innerText.replace(/\s+/g, ' '))`); strings.Join(got, "|") != "1|2|2|http_410: 1 noindex: 1" {
+		t.Errorf("live counters rendered by JS, deleted, empty, deleted by reason: %q, want 1, 2, 2, http_410: 1 noindex: 1", got)
 	}
 	// The page came without warnings (the crawler had none yet): the callout is
 	// the progress event's, shown once, in a status region.

@@ -203,6 +203,7 @@
     warnings(st.warnings);
     counts('c-reasons', c.failed_by_reason);
     counts('c-skipped', c.skipped);
+    counts('c-deleted-by', c.deleted_by_reason);
     var s = document.getElementById('c-status');
     s.textContent = st.status;
     s.className = 'status st-' + st.status;
