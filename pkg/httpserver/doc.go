@@ -20,6 +20,10 @@
 //
 // Request bodies are read with [DecodeJSON], which refuses unknown fields, wrong
 // types, invalid JSON, an empty body and trailing values with a 400 naming the field.
+// URL queries are read with [StrictQuery], which refuses what url.Values would let
+// pass silently: bad URL encoding, unknown parameters (with a did-you-mean) and a
+// single-valued parameter given twice. [Acceptable] answers 406 to an Accept header
+// naming none of the media types a handler writes.
 //
 // A context deadline is a 503, not a 504: the services are origins, not gateways,
 // and a deadline means a dependency (MariaDB, Neo4j, the model, the kg service) did

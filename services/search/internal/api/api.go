@@ -99,7 +99,7 @@ func (a *API) Register() {
 }
 
 func (a *API) searchGET(c *gin.Context) error {
-	v, err := strictQuery(c.Request, searchParams)
+	v, err := httpserver.StrictQuery(c.Request, searchParams)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (a *API) searchGET(c *gin.Context) error {
 }
 
 func (a *API) searchPOST(c *gin.Context) error {
-	v, err := strictQuery(c.Request, postSearchParams)
+	v, err := httpserver.StrictQuery(c.Request, postSearchParams)
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ type SuggestedEntity struct {
 }
 
 func (a *API) suggest(c *gin.Context) error {
-	v, err := strictQuery(c.Request, suggestParams)
+	v, err := httpserver.StrictQuery(c.Request, suggestParams)
 	if err != nil {
 		return err
 	}
