@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -77,6 +78,9 @@ func (a *API) Register() {
 }
 
 func (a *API) ingest(c *gin.Context) error {
+	if _, err := params(c, formatOnly); err != nil {
+		return err
+	}
 	var req kgapi.IngestRequest
 	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
@@ -89,6 +93,9 @@ func (a *API) ingest(c *gin.Context) error {
 }
 
 func (a *API) match(c *gin.Context) error {
+	if _, err := params(c, formatOnly); err != nil {
+		return err
+	}
 	var req kgapi.MatchRequest
 	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
@@ -101,6 +108,9 @@ func (a *API) match(c *gin.Context) error {
 }
 
 func (a *API) expand(c *gin.Context) error {
+	if _, err := params(c, formatOnly); err != nil {
+		return err
+	}
 	var req kgapi.ExpandRequest
 	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
@@ -113,6 +123,9 @@ func (a *API) expand(c *gin.Context) error {
 }
 
 func (a *API) feedback(c *gin.Context) error {
+	if _, err := params(c, formatOnly); err != nil {
+		return err
+	}
 	var req kgapi.FeedbackRequest
 	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
@@ -125,6 +138,9 @@ func (a *API) feedback(c *gin.Context) error {
 }
 
 func (a *API) retrieve(c *gin.Context) error {
+	if _, err := params(c, formatOnly); err != nil {
+		return err
+	}
 	var req kgapi.RetrieveRequest
 	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
@@ -137,6 +153,9 @@ func (a *API) retrieve(c *gin.Context) error {
 }
 
 func (a *API) parse(c *gin.Context) error {
+	if _, err := params(c, formatOnly); err != nil {
+		return err
+	}
 	var req kgapi.ParseRequest
 	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
 		return err
@@ -149,15 +168,19 @@ func (a *API) parse(c *gin.Context) error {
 }
 
 func (a *API) listEntities(c *gin.Context) error {
+	q, err := params(c, entityListParams)
+	if err != nil {
+		return err
+	}
 	limit := 0
-	if v := c.Query("limit"); v != "" {
+	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return httpserver.BadRequest("limit", fmt.Sprintf("limit %q is not an integer", entitygraph.Clip(v, 32)))
 		}
 		limit = n
 	}
-	out, err := a.d.Browse.Entities(c.Request.Context(), c.Query("prefix"), c.Query("type"), limit)
+	out, err := a.d.Browse.Entities(c.Request.Context(), q.Get("prefix"), q.Get("type"), limit)
 	if err != nil {
 		return graphError(err)
 	}
@@ -165,6 +188,9 @@ func (a *API) listEntities(c *gin.Context) error {
 }
 
 func (a *API) entity(c *gin.Context) error {
+	if _, err := params(c, formatOnly); err != nil {
+		return err
+	}
 	id := c.Param("id")
 	out, err := a.d.Browse.Entity(c.Request.Context(), id)
 	if errors.Is(err, graph.ErrNotFound) {
@@ -177,6 +203,9 @@ func (a *API) entity(c *gin.Context) error {
 }
 
 func (a *API) stats(c *gin.Context) error {
+	if _, err := params(c, formatOnly); err != nil {
+		return err
+	}
 	out, err := a.d.Browse.Stats(c.Request.Context())
 	if err != nil {
 		return graphError(err)
@@ -185,6 +214,9 @@ func (a *API) stats(c *gin.Context) error {
 }
 
 func (a *API) deleteDocument(c *gin.Context) error {
+	if _, err := httpserver.StrictQuery(c.Request, httpserver.QuerySpec{}); err != nil {
+		return err // 204 has no body: no format, no Accept to check
+	}
 	id := c.Param("id")
 	err := a.d.Ingest.DeleteDocument(c.Request.Context(), id)
 	if errors.Is(err, graph.ErrNotFound) {
@@ -219,6 +251,34 @@ func graphError(err error) error {
 		return e
 	}
 	return err
+}
+
+// The URL parameters the routes take (httpserver.StrictQuery): the answer's format
+// everywhere, and the list's filters on GET /api/v1/entities.
+var (
+	formatOnly       = httpserver.QuerySpec{Names: []string{"format"}}
+	entityListParams = httpserver.QuerySpec{Names: []string{"prefix", "type", "limit", "format"},
+		Instead: map[string]string{"q": "prefix", "name": "prefix", "k": "limit", "size": "limit", "n": "limit"}}
+)
+
+// params reads the request's URL query strictly (an unknown or repeated parameter
+// is a 400 naming it), refuses a format other than json or toon, and an Accept
+// header naming neither (406): the answer would otherwise be JSON regardless.
+func params(c *gin.Context, spec httpserver.QuerySpec) (url.Values, error) {
+	q, err := httpserver.StrictQuery(c.Request, spec)
+	if err != nil {
+		return nil, err
+	}
+	if f := q.Get("format"); f != "" {
+		if _, ok := toon.ParseFormat(f); !ok {
+			return nil, httpserver.BadRequest("format", fmt.Sprintf("must be json or toon, got %q", entitygraph.Clip(f, 32)))
+		}
+		return q, nil
+	}
+	if err := httpserver.Acceptable(c.Request, "application/json", "text/toon", "application/toon"); err != nil {
+		return nil, err
+	}
+	return q, nil
 }
 
 // reply writes v as JSON, or TOON when the client asks for it (Accept: text/toon

@@ -199,6 +199,12 @@ func TestValidation(t *testing.T) {
 		{"unknown document", "DELETE", "/api/v1/documents/no-such-doc", nil, 404, ""},
 		{"parse empty", "POST", "/api/v1/parse", kgapi.ParseRequest{Text: " "}, 400, "text"},
 		{"parse too long", "POST", "/api/v1/parse", kgapi.ParseRequest{Text: strings.Repeat("go ", 40)}, 400, "text"},
+		{"list format", "GET", "/api/v1/entities?format=xml", nil, 400, "format"},
+		{"list unknown parameter", "GET", "/api/v1/entities?q=py", nil, 400, "q"},
+		{"list limit twice", "GET", "/api/v1/entities?limit=1&limit=2", nil, 400, "limit"},
+		{"list bad escape", "GET", "/api/v1/entities?prefix=%%", nil, 400, "query"},
+		{"stats format", "GET", "/api/v1/stats?format=yaml", nil, 400, "format"},
+		{"parse text in the URL", "POST", "/api/v1/parse?text=go", kgapi.ParseRequest{Text: "go"}, 400, "text"},
 	}
 	f := &fakeGraph{}
 	ts := newTestServer(t, f)
@@ -423,6 +429,23 @@ func TestTOON(t *testing.T) {
 	}
 	if !strings.Contains(string(body), "postgresql") || strings.HasPrefix(string(body), "{") {
 		t.Errorf("body: got %q, want TOON naming postgresql", body)
+	}
+}
+
+func TestNotAcceptable(t *testing.T) {
+	ts := newTestServer(t, &fakeGraph{})
+	for accept, want := range map[string]int{"application/xml": 406, "text/html": 406, "*/*": 200, "application/json": 200, "text/toon": 200} {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/entities?prefix=go", nil)
+		req.Header.Set("Accept", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Accept %s: got %d, want %d (%s)", accept, resp.StatusCode, want, body)
+		}
 	}
 }
 

@@ -67,6 +67,9 @@ func TestOpenAPIContract(t *testing.T) {
 	call("GET", "/api/v1/entities/nosuch"+word, "", 404)
 	call("GET", "/api/v1/stats", "", 200)
 	call("GET", "/api/v1/stats?format=toon", "", 200)
+	call("GET", "/api/v1/stats?format=yaml", "", 400)
+	call("GET", "/api/v1/stats", "", 406, "Accept", "application/xml")
+	call("GET", "/api/v1/entities?prefix=po&q=x", "", 400)
 
 	call("DELETE", "/api/v1/documents/"+url.PathEscape(docA), "", 204)
 	call("DELETE", "/api/v1/documents/"+url.PathEscape(docA), "", 404)
