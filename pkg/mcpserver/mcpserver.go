@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,6 +70,7 @@ func New(d Deps) *mcp.Server {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	d.Logger = sdkLogger(d.Logger)
 	if d.Version == "" {
 		d.Version = "dev"
 	}
@@ -101,8 +103,11 @@ func plainSchemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		msg = strings.TrimPrefix(msg, "validating root: ")
 		if rest, ok := strings.CutPrefix(msg, "validating /properties/"); ok {
 			if name, why, ok := strings.Cut(rest, ": "); ok {
-				msg = fmt.Sprintf("argument %q: %s", name, why)
+				msg = fmt.Sprintf("argument %q: %s", name, plainBound(why))
 			}
+		}
+		if strings.HasPrefix(msg, "unmarshaling arguments: ") {
+			msg = "the arguments must be a JSON object of the tool's parameters"
 		}
 		name := ""
 		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
@@ -113,13 +118,38 @@ func plainSchemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// boundRE matches the schema validator's bound errors, whose numbers are
+// fractions and fixed-point floats ("minimum: 0/1 is less than 1.000000").
+var boundRE = regexp.MustCompile(`^(minimum|maximum): (-?\d+)(?:/1)? is (?:less|greater) than (-?\d+(?:\.\d+)?)$`)
+
+// plainBound says a bound error as a person would ("must be at least 1, got 0");
+// any other reason is returned as it is.
+func plainBound(why string) string {
+	m := boundRE.FindStringSubmatch(why)
+	if m == nil {
+		return why
+	}
+	limit := m[3]
+	if strings.Contains(limit, ".") {
+		limit = strings.TrimSuffix(strings.TrimRight(limit, "0"), ".")
+	}
+	if m[1] == "minimum" {
+		return fmt.Sprintf("must be at least %s, got %s", limit, m[2])
+	}
+	return fmt.Sprintf("must be at most %s, got %s", limit, m[2])
+}
+
 // HTTPHandler serves the server over streamable HTTP. When keys is not empty every
 // request needs "Authorization: Bearer <key>" with one of them (the MCP tools
 // include crawl, which writes, so reads are not exempt as on the REST API).
 func HTTPHandler(d Deps, keys []string) http.Handler {
 	srv := New(d)
+	logger := d.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Logger: d.Logger})
+		&mcp.StreamableHTTPOptions{Logger: sdkLogger(logger)})
 	return RequireKey(keys, h)
 }
 

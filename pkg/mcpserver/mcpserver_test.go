@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -406,4 +408,59 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.key)
 	return b.next.RoundTrip(r)
+}
+
+func TestSchemaErrorsReadPlainly(t *testing.T) {
+	f := newFake(t, http.NewServeMux())
+	cs := connect(t, f.deps(), nil)
+	for _, c := range []struct {
+		args      any
+		want, not string
+	}{
+		{map[string]any{"q": "x", "k": 0}, `argument "k": must be at least 1, got 0`, "1.000000"},
+		{map[string]any{"q": "x", "k": 101}, `argument "k": must be at most 100, got 101`, "/1"},
+		{"not an object", "the arguments must be a JSON object", "map[string]interface"},
+	} {
+		res, body := call(t, cs, "search", c.args)
+		if !res.IsError || !strings.Contains(body, c.want) || strings.Contains(body, c.not) {
+			t.Errorf("search %v: got %q, want a tool error saying %q without %q", c.args, body, c.want, c.not)
+		}
+	}
+	for in, want := range map[string]string{
+		"minimum: -3/1 is less than 0.000000":     "must be at least 0, got -3",
+		"maximum: 20/1 is greater than 10.500000": "must be at most 10.5, got 20",
+		"type: string is not integer":             "type: string is not integer",
+	} {
+		if got := plainBound(in); got != want {
+			t.Errorf("plainBound(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestClientMistakesAreNotErrors(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	srv := httptest.NewServer(HTTPHandler(Deps{Logger: logger}, nil))
+	t.Cleanup(srv.Close)
+	// tools/list before initialize: the client gets an error, the log no ERROR.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "error") {
+		t.Fatalf("tools/list before initialize: %d %s, want a JSON-RPC error", resp.StatusCode, body)
+	}
+	if strings.Contains(buf.String(), `"level":"ERROR"`) {
+		t.Errorf("a client's protocol mistake was logged at ERROR:\n%s", buf.String())
+	}
+	// Other records still pass.
+	sdkLogger(logger).Error("server connect failed")
+	if !strings.Contains(buf.String(), "server connect failed") {
+		t.Errorf("an SDK error of its own was dropped:\n%s", buf.String())
+	}
 }
