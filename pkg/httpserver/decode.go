@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,10 +22,20 @@ func DecodeJSON(body io.Reader, v any) error {
 	if body == nil {
 		return BadRequest("body", "the request body is empty; send a JSON object")
 	}
-	dec := json.NewDecoder(body)
+	// The body is read whole (it is bounded by MaxBodyBytes) so that an unknown
+	// field can be found again and named by its path.
+	data, err := io.ReadAll(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return BadRequest("body", "the request body could not be read: "+err.Error())
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return decodeError(err, v)
+		return decodeError(err, v, data)
 	}
 	// One value only: the next token must be the end of the body.
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -38,7 +49,7 @@ func DecodeJSON(body io.Reader, v any) error {
 }
 
 // decodeError turns a json.Decoder error into a 400 naming the field.
-func decodeError(err error, v any) error {
+func decodeError(err error, v any, data []byte) error {
 	var mbe *http.MaxBytesError
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
@@ -60,12 +71,7 @@ func decodeError(err error, v any) error {
 	}
 	// encoding/json reports an unknown field only by its message.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name = strings.Trim(name, `"`)
-		detail := fmt.Sprintf("unknown field %q; remove it or correct its spelling", name)
-		if known := jsonFields(v); len(known) > 0 {
-			detail += " (the top-level fields are " + strings.Join(known, ", ") + ")"
-		}
-		return BadRequest(name, detail)
+		return unknownFieldError(strings.Trim(name, `"`), v, data)
 	}
 	return BadRequest("body", "the body is not valid JSON: "+err.Error())
 }

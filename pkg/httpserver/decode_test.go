@@ -27,6 +27,9 @@ type decodeBody struct {
 	Inner  struct {
 		Ratio float64 `json:"ratio"`
 	} `json:"inner"`
+	Items []*struct {
+		N int `json:"n"`
+	} `json:"items,omitempty"`
 }
 
 func decodeServer(t *testing.T, limit int64) *Server {
@@ -58,7 +61,10 @@ func TestDecodeJSON(t *testing.T) {
 		{"not json", `{name:`, 400, "body", "not valid JSON"},
 		{"truncated", `{"name":"x"`, 400, "body", "complete"},
 		{"unknown field", `{"name":"x","nmae":"y"}`, 400, "nmae", "id, name, limit, tags, inner"},
-		{"unknown nested field", `{"inner":{"ratio":1,"x":2}}`, 400, "x", "unknown field"},
+		{"unknown nested field", `{"inner":{"ratio":1,"x":2}}`, 400, "inner.x", `unknown field "x" in inner; remove it or correct its spelling (the fields there are ratio)`},
+		{"unknown field in a list", `{"items":[{"n":1},{"n":2,"m":3}]}`, 400, "items[1].m", `unknown field "m" in items[1]`},
+		{"unknown name known elsewhere", `{"inner":{"name":"x"}}`, 400, "inner.name", "the fields there are ratio"},
+		{"case-insensitive match is known", `{"NAME":"x","inner":{"RATIO":1}}`, 200, "", ""},
 		{"json:\"-\" field is unknown", `{"Hidden":"x"}`, 400, "Hidden", "unknown field"},
 		{"wrong type", `{"limit":"ten"}`, 400, "limit", "must be an integer"},
 		{"wrong nested type", `{"inner":{"ratio":"high"}}`, 400, "inner.ratio", "must be a number"},
