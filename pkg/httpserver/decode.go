@@ -32,6 +32,10 @@ func DecodeJSON(body io.Reader, v any) error {
 		}
 		return BadRequest("body", "the request body could not be read: "+err.Error())
 	}
+	// A UTF-8 byte order mark (sent by some Windows tools) is not JSON, but RFC 8259
+	// §8.1 lets a parser ignore it; refusing it would name a character the
+	// client cannot see.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -56,6 +56,8 @@ func TestDecodeJSON(t *testing.T) {
 	}{
 		{"good", `{"id":"a","name":"x","tags":["t"],"inner":{"ratio":0.5}}`, 200, "", ""},
 		{"good with trailing space", "{\"name\":\"x\"}\n  ", 200, "", ""},
+		{"byte order mark", "\xef\xbb\xbf{\"name\":\"x\"}", 200, "", ""},
+		{"only a byte order mark", "\xef\xbb\xbf", 400, "body", "empty"},
 		{"empty", ``, 400, "body", "empty"},
 		{"blank", "  \n", 400, "body", "empty"},
 		{"not json", `{name:`, 400, "body", "not valid JSON"},
