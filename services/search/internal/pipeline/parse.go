@@ -21,7 +21,7 @@ func (p *Pipeline) parse(req Request) (*search, error) {
 	t := time.Now()
 	q, err := p.parser.Parse(req.Query)
 	if err != nil {
-		return nil, queryError(err)
+		return nil, queryError(err, req.Query)
 	}
 	s := &search{req: req, start: start, q: q, keys: entityKeys(q.Entities), resp: &Response{Query: queryInfo(q)}}
 	s.took.parse = time.Since(t)
@@ -29,10 +29,14 @@ func (p *Pipeline) parse(req Request) (*search, error) {
 	return s, nil
 }
 
-// queryError is the field error for a query the parser refused.
-func queryError(err error) error {
+// queryError is the field error for a query the parser refused. A query of only
+// punctuation, symbols or emoji is not empty to the person who typed it: the
+// answer says what is missing.
+func queryError(err error, q string) error {
 	var tl *queryparse.TooLongError
 	switch {
+	case errors.Is(err, queryparse.ErrEmpty) && queryparse.Normalize(q) != "":
+		return &FieldError{Field: "q", Reason: "the query has no letters or digits to search for (punctuation, symbols and emoji alone are not searched): give at least one word"}
 	case errors.Is(err, queryparse.ErrEmpty):
 		return &FieldError{Field: "q", Reason: "the query is empty: give at least one word to search for"}
 	case errors.As(err, &tl):
