@@ -368,13 +368,15 @@ func problem(c *gin.Context, status int, field, detail string) {
 }
 
 type documentsView struct {
-	Deleted   bool // the page shown after a delete says it happened
-	Docs      []apiclient.Document
-	Domain    string
-	After     string
-	NextAfter string
-	Disabled  string
-	Back      string
+	Deleted     bool           // the page shown after a delete says it happened
+	Removed     *domainRemoval // the page shown after a site's documents were deleted says how many
+	DeleteError *domainDeleteError
+	Docs        []apiclient.Document
+	Domain      string
+	After       string
+	NextAfter   string
+	Disabled    string
+	Back        string
 }
 
 func (w *Web) documentsPage(c *gin.Context) {
@@ -401,6 +403,9 @@ func (w *Web) documentsPage(c *gin.Context) {
 		return
 	}
 	view.Docs, view.NextAfter = p.Documents, p.NextAfter
+	if view.Removed = removalNotice(c, view.Domain); view.Removed != nil && view.Removed.More {
+		view.Removed.Left = left(view)
+	}
 	w.render(c, http.StatusOK, "documents", "Documents", "documents", view)
 }
 

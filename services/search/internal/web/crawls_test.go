@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,6 +39,12 @@ type fakeCrawler struct {
 	// finishAfter > 0 makes testJobID advance at each read of its status (one
 	// more page stored) and end done at the finishAfter-th read; reads counts them.
 	finishAfter, reads int
+	// sites are the documents left per host for DELETE /api/v1/documents?domain=,
+	// which deletes at most batch of them per call; domainCalls records the calls'
+	// domain parameters. See deleteDomain for the hosts the fake refuses.
+	sites       map[string]int
+	batch       int
+	domainCalls []string
 }
 
 // fakeJob is testJobID's status as the crawler answers it.
@@ -86,7 +93,7 @@ func fakeEvents() string {
 }
 
 func newFakeCrawler(t testing.TB) *fakeCrawler {
-	f := &fakeCrawler{}
+	f := &fakeCrawler{sites: map[string]int{"site.test": 7, "late.test": 5}, batch: 3}
 	job := fakeJob
 	mux := http.NewServeMux()
 	record := func(r *http.Request) {
@@ -150,9 +157,54 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 		f.mu.Unlock()
 		_, _ = w.Write([]byte(`{"deleted":true}`))
 	})
+	mux.HandleFunc("DELETE /api/v1/documents", func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		f.deleteDomain(w, r)
+	})
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// deleteDomain answers DELETE /api/v1/documents?domain= as the crawler does: a
+// batch of the host's documents deleted and whether more are left. It refuses
+// busy.test (409, naming testJobID), docs.site.test (409, naming no crawl),
+// other.test (409 naming a crawl not in the list), late.test after its first
+// batch (409), a host with a space (400 naming domain), and answers down.test
+// with a 503.
+func (f *fakeCrawler) deleteDomain(w http.ResponseWriter, r *http.Request) {
+	domain := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("domain")))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.domainCalls = append(f.domainCalls, r.URL.Query().Get("domain"))
+	refuse := func(status int, field, detail string) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]any{"title": http.StatusText(status), "status": status, "field": field, "detail": detail})
+	}
+	conflict := func(id string) string {
+		return fmt.Sprintf("crawl %s covers %s and would store its pages again: cancel it (DELETE /api/v1/crawls/%s) or let it finish, then delete", id, domain, id)
+	}
+	switch {
+	case domain == "busy.test", domain == "late.test" && f.sites[domain] < 5:
+		refuse(http.StatusConflict, "", conflict(testJobID))
+		return
+	case domain == "docs.site.test":
+		refuse(http.StatusConflict, "", "a crawl covers "+domain)
+		return
+	case domain == "other.test":
+		refuse(http.StatusConflict, "", conflict("9f0e1d2c-3b4a-4596-8877-665544332211"))
+		return
+	case strings.Contains(domain, " "):
+		refuse(http.StatusBadRequest, "domain", "not a host name: "+strconv.Quote(domain)+" has a space")
+		return
+	case domain == "down.test":
+		refuse(http.StatusServiceUnavailable, "", "database unavailable")
+		return
+	}
+	n := min(f.batch, f.sites[domain])
+	f.sites[domain] -= n
+	_ = json.NewEncoder(w).Encode(map[string]any{"domain": domain, "deleted": n, "more": f.sites[domain] > 0})
 }
 
 // read is testJobID's status at one more read: running, or advancing to done

@@ -81,7 +81,8 @@ func TestBrowserPages(t *testing.T) {
 	s := &stack{t: t, browser: newBrowser(t, exe)}
 	pages := []string{"/", "/?q=python+venv", "/?q=" + strings.Repeat("a", 2000), "/?q=python+venv&fusion=rrf", "/?q=python+venv&offset=20",
 		"/?q=", "/?q=x&w_bm25=abc&x=1", "/?q=x&k=500", "/entities/python", "/entities/nope", "/entities/" + strings.Repeat("x", 300),
-		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/" + web.FakeShellJobID, "/crawls/bad%20id", "/documents", "/documents?deleted=1", "/documents?after=%27"}
+		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/" + web.FakeShellJobID, "/crawls/bad%20id", "/documents", "/documents?deleted=1", "/documents?after=%27",
+		"/documents?domain=site.test", "/documents?domain=site.test&removed=3&more=1"}
 	for _, width := range []int64{1280, 390} {
 		s.do(chromedp.EmulateViewport(width, 900))
 		for _, p := range pages {
@@ -115,6 +116,46 @@ func TestBrowserPages(t *testing.T) {
 	s.errorLinkFocusesTheField(t, site)
 	s.crawlProgress(t, site)
 	s.crawlsListLive(t)
+	s.deleteSite(t, site)
+}
+
+// deleteSite deletes the documents of a host from the list filtered by it: the
+// confirm dialog names the host (declining it sends nothing), accepting it leads
+// to the page saying how many were deleted; without JavaScript the form works
+// as well, and a crawl covering the host is said on the page with its link.
+func (s *stack) deleteSite(t *testing.T, site string) {
+	s.do(chromedp.Navigate(site + "/documents?domain=site.test"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	eval[bool](s, `(window.confirm = m => { window.asked = m; return false; }, true)`)
+	s.do(chromedp.Click(chromedp.CSS(`#delete-domain button`)))
+	if asked := eval[string](s, `window.asked || ''`); !strings.Contains(asked, "all documents of site.test") || !strings.Contains(asked, "cannot be undone") {
+		t.Errorf("the confirm dialog asked %q", asked)
+	}
+	if eval[bool](s, `location.search !== '?domain=site.test' || document.getElementById('domain-deleted') !== null`) {
+		t.Error("declining the confirm dialog still deleted")
+	}
+	eval[bool](s, `(window.confirm = () => true, true)`)
+	s.do(chromedp.Click(chromedp.CSS(`#delete-domain button`)))
+	s.until(`document.getElementById('domain-deleted') !== null`, 30*time.Second)
+	if got := eval[string](s, `document.getElementById('domain-deleted').textContent`); !strings.HasPrefix(got, "Deleted 7 documents of site.test") {
+		t.Errorf("after deleting the site the page says %q", got)
+	}
+	for _, problem := range eval[[]string](s, audit) {
+		t.Errorf("the page after deleting a site: %s", problem)
+	}
+	s.scripts(false)
+	defer s.scripts(true)
+	s.do(chromedp.Navigate(site + "/documents?domain=busy.test"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	s.do(chromedp.Click(chromedp.CSS(`#delete-domain button`)))
+	s.until(`document.getElementById('delete-error') !== null`, 30*time.Second)
+	got := eval[[]string](s, `[document.getElementById('delete-error').textContent, document.querySelector('#delete-error a').getAttribute('href'), document.getElementById('domain').value]`)
+	if !strings.Contains(got[0], "A crawl covers busy.test") || got[1] != "/crawls/"+web.FakeJobID || got[2] != "busy.test" {
+		t.Errorf("a delete refused for a running crawl shows %q", got)
+	}
+	for _, problem := range eval[[]string](s, audit) {
+		t.Errorf("the refused delete of a site: %s", problem)
+	}
 }
 
 // keyboard tabs through the search page: the skip link first, then the header,

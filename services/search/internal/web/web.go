@@ -9,8 +9,8 @@
 //
 // Searches call the pipeline in-process, the same call the REST API makes; the kg
 // and crawler calls go through their Go clients. Mutating routes (start or cancel a
-// crawl, delete a document) need a login when KGS_API_KEYS is set, and every form
-// POST carries a CSRF token.
+// crawl, delete a document or all of a site's) need a login when KGS_API_KEYS is
+// set, and every form POST carries a CSRF token.
 package web
 
 import (
@@ -76,6 +76,7 @@ type Crawler interface {
 	EventStream(ctx context.Context, id string) (io.ReadCloser, error)
 	Documents(ctx context.Context, domain, after string, limit int) (*apiclient.DocumentPage, error)
 	DeleteDocument(ctx context.Context, id string) error
+	DeleteDomain(ctx context.Context, domain string, limit int) (*apiclient.DomainDeletion, error)
 }
 
 // Deps are the collaborators of the web pages. Chunks, Graph and Crawler may be nil:
@@ -95,6 +96,11 @@ type Deps struct {
 	Logger       *slog.Logger
 	// Timeout bounds the kg and crawler calls of one page; default 5s.
 	Timeout time.Duration
+	// DeleteBudget bounds one POST of the delete-a-site form: no batch of the
+	// crawler's DELETE /api/v1/documents?domain= starts that would end after it (the
+	// last one's time is the estimate); the page then offers the next batches.
+	// Default 10s.
+	DeleteBudget time.Duration
 }
 
 // Web serves the pages.
@@ -112,6 +118,9 @@ func New(d Deps) (*Web, error) {
 	}
 	if d.Timeout <= 0 {
 		d.Timeout = 5 * time.Second
+	}
+	if d.DeleteBudget <= 0 {
+		d.DeleteBudget = 10 * time.Second
 	}
 	w := &Web{d: d, pages: map[string]*template.Template{}, secret: make([]byte, 32)}
 	if _, err := rand.Read(w.secret); err != nil {
@@ -144,6 +153,7 @@ func (w *Web) Register(e *gin.Engine) {
 	e.POST("/crawls/:id/cancel", w.cancelCrawl)
 	e.GET("/documents", w.reader(w.documentsPage))
 	e.POST("/documents/:id/delete", w.deleteDocument)
+	e.POST("/documents/delete-domain", w.deleteDomain)
 	e.GET("/login", w.loginPage)
 	e.POST("/login", w.login)
 	e.POST("/logout", w.logout)
