@@ -112,7 +112,9 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 			}
 			return err
 		}),
-		Info: map[string]any{"model": model.Name, "dims": model.Dims, "index_dir": cfg.IndexDir},
+		// No file system paths: the status is public with KGS_PUBLIC_SEARCH; the
+		// index directory is in the start-up log.
+		Info: map[string]any{"model": model.Name, "dims": model.Dims},
 	}).Register()
 	// One client of the crawler's API for the MCP tools and the pages; the pages
 	// bound each call by their own timeout.
@@ -220,6 +222,7 @@ func openIndex(ctx context.Context, dir string, st *store.Store, logger *slog.Lo
 	if err != nil {
 		return nil, fmt.Errorf("open bm25 index (SEARCH_INDEX_DIR=%s): %w", dir, err)
 	}
+	logger.Info("bm25 index open", "dir", dir)
 	return ix, nil
 }
 

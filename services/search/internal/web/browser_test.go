@@ -181,6 +181,16 @@ func startStack(t *testing.T) *stack {
 	})
 	s.search = "http://" + cfg.Addr
 	waitReady(t, "search", s.search)
+	// The status is public with KGS_PUBLIC_SEARCH: no file system path in it.
+	status, err := http.Get(s.search + "/api/v1/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(status.Body)
+	status.Body.Close()
+	if strings.Contains(string(body), filepath.Dir(cfg.IndexDir)) {
+		t.Errorf("/api/v1/status shows the index directory: %s", body)
+	}
 
 	s.shots = filepath.Join(os.Getenv("KGS_STATE"), "screenshots")
 	if os.Getenv("KGS_STATE") == "" {
