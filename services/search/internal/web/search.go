@@ -216,7 +216,15 @@ func (view *searchView) showError(field, msg string) {
 }
 
 func (w *Web) searchPage(c *gin.Context) {
-	v := c.Request.URL.Query()
+	v, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		// URL.Query would drop the broken pair and show the start page as if
+		// nothing had been asked.
+		view := &searchView{Form: defaultForm()}
+		view.showError("q", "The address is not valid: a '%' must be followed by two hex digits (send a literal % as %25). Type the words in the search box instead.")
+		w.render(c, http.StatusBadRequest, "search", "Search: bad address", "search", view)
+		return
+	}
 	f, fields, bad := readForm(v)
 	view := &searchView{Form: f}
 	view.OpenOptions = f.Tags != "" || f.Domain != "" || f.After != "" || f.Before != "" || f.MMR || !f.Expand ||
@@ -265,6 +273,9 @@ func (w *Web) searchPage(c *gin.Context) {
 func pageMessage(field, detail string) string {
 	switch field {
 	case "q":
+		if strings.Contains(detail, "UTF-8") {
+			return "The words to search for are not valid text (the address holds bytes that are not UTF-8); type them in the search box."
+		}
 		return "Type the words to search for."
 	case "k":
 		return fmt.Sprintf("give a whole number from 1 to %d.", pipeline.MaxK)

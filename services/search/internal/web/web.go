@@ -109,6 +109,7 @@ type Web struct {
 	pages  map[string]*template.Template
 	secret []byte // HMAC key of session cookies and CSRF tokens; new at every start
 	static http.Handler
+	files  fs.FS // the static files, to tell a file from a folder or nothing
 }
 
 // New parses the templates and returns the web interface.
@@ -138,6 +139,7 @@ func New(d Deps) (*Web, error) {
 		return nil, fmt.Errorf("web: static files: %w", err)
 	}
 	w.static = http.StripPrefix("/static/", http.FileServerFS(sub))
+	w.files = sub
 	return w, nil
 }
 
@@ -157,10 +159,20 @@ func (w *Web) Register(e *gin.Engine) {
 	e.GET("/login", w.loginPage)
 	e.POST("/login", w.login)
 	e.POST("/logout", w.logout)
-	e.GET("/static/*path", func(c *gin.Context) {
-		c.Header("Cache-Control", "public, max-age=3600")
-		w.static.ServeHTTP(c.Writer, c.Request)
-	})
+	e.GET("/static/*path", w.staticFile)
+}
+
+// staticFile serves one embedded file. A folder or a missing file is the HTML
+// 404 page: the file server would list a folder's files and answer a missing
+// one in plain text.
+func (w *Web) staticFile(c *gin.Context) {
+	name := strings.TrimPrefix(c.Param("path"), "/")
+	if st, err := fs.Stat(w.files, name); name == "" || err != nil || st.IsDir() {
+		w.fail(c, http.StatusNotFound, "", "There is no file at this address. Search from the start page, or pick Crawls or Documents above.", "/")
+		return
+	}
+	c.Header("Cache-Control", "public, max-age=3600")
+	w.static.ServeHTTP(c.Writer, c.Request)
 }
 
 // NotFoundPage answers a browser's navigation to an unknown path (GET or HEAD,

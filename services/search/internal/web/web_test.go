@@ -235,6 +235,8 @@ func TestSearchPageBadInput(t *testing.T) {
 	tests := []struct{ query, id, label, kept string }{
 		{"q=", "q", "Search words", ""},
 		{"q=%20%20", "q", "Search words", `value="  "`},
+		{"q=%%%", "q", "Search words", "a literal % as %25"},
+		{"q=open%fffile", "q", "Search words", "not UTF-8"},
 		{"q=x&published_after=yesterday", "published_after", "Published on or after", ""},
 		{"q=x&w_vector=0&w_graph=0&w_bm25=0&w_recency=0&w_title=0", "w_vector", "Signal weights", ""},
 		{"q=x&w_vector=-1", "w_vector", "vector weight", ""},
@@ -401,6 +403,46 @@ func TestUnknownPathInABrowser(t *testing.T) {
 		}
 		if tc.wantType == "text/html; charset=utf-8" && (!strings.Contains(string(body), `href="/crawls"`) || resp.Header.Get("Content-Security-Policy") == "") {
 			t.Errorf("%s %s: the 404 page lacks the navigation or the security headers: %.300s", tc.method, tc.path, body)
+		}
+	}
+}
+
+// TestStaticFiles: a file is served with its type and cache header; the folder
+// and a missing file are the HTML 404 page, never a listing of the files or a
+// plain-text answer.
+func TestStaticFiles(t *testing.T) {
+	w, err := New(Deps{Search: &fakeSearch{resp: sampleResponse()}, Chunks: fakeChunks{}, Graph: fakeGraph{}, Docs: fakeDocs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httpserver.New("search", httpserver.Config{Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler))
+	w.Register(srv.Engine())
+	hs := httptest.NewServer(srv.Engine())
+	t.Cleanup(hs.Close)
+	for _, tc := range []struct {
+		path, wantType string
+		status         int
+	}{
+		{"/static/app.css", "text/css; charset=utf-8", http.StatusOK},
+		{"/static/app.js", "text/javascript; charset=utf-8", http.StatusOK},
+		{"/static/", "text/html; charset=utf-8", http.StatusNotFound},
+		{"/static/nothere.js", "text/html; charset=utf-8", http.StatusNotFound},
+		{"/static/../templates/layout.html", "text/html; charset=utf-8", http.StatusNotFound},
+	} {
+		resp, err := http.Get(hs.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != tc.wantType {
+			t.Errorf("GET %s: got %d %s, want %d %s", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), tc.status, tc.wantType)
+		}
+		if strings.Contains(string(body), `href="app.js"`) {
+			t.Errorf("GET %s lists the static files: %.300s", tc.path, body)
+		}
+		if tc.status == http.StatusOK && resp.Header.Get("Cache-Control") == "" {
+			t.Errorf("GET %s: no Cache-Control", tc.path)
 		}
 	}
 }
