@@ -110,7 +110,7 @@ func (w *Web) reader(h gin.HandlerFunc) gin.HandlerFunc {
 // when keys are configured. It renders the refusal and returns false.
 func (w *Web) mutating(c *gin.Context) bool {
 	if !w.checkCSRF(c) {
-		w.fail(c, http.StatusForbidden, "csrf", "This form has expired or did not come from this site. Reload the page and send it again.", c.Request.URL.Path)
+		w.fail(c, http.StatusForbidden, "csrf", "This form has expired or did not come from this site. Reload the page and send it again.", formPage(c.Request.URL.Path))
 		return false
 	}
 	if !w.loggedIn(c) {
@@ -118,6 +118,19 @@ func (w *Web) mutating(c *gin.Context) bool {
 		return false
 	}
 	return true
+}
+
+// formPage is the page that holds the form a POST to path came from, for the
+// link back: a form's own address (/crawls/{id}/cancel, /documents/delete-domain)
+// is no page.
+func formPage(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/documents/"):
+		return "/documents"
+	case strings.HasPrefix(path, "/crawls/") && strings.HasSuffix(path, "/cancel"):
+		return strings.TrimSuffix(path, "/cancel")
+	}
+	return path
 }
 
 type loginView struct {

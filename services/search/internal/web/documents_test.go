@@ -55,8 +55,13 @@ func TestDeleteDomainNeedsCSRFAndLogin(t *testing.T) {
 	c := r.client(t)
 	_, page := get(t, c, r.srv.URL+"/login") // the only form of a browser without a login
 	tok := csrfOf(t, page)
-	if resp, _ := post(t, c, r.srv.URL+"/documents/delete-domain", url.Values{"domain": {"site.test"}}); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("without CSRF: %d, want 403", resp.StatusCode)
+	// The refusal links back to the documents page, not to the form's address (no page).
+	if resp, body := post(t, c, r.srv.URL+"/documents/delete-domain", url.Values{"domain": {"site.test"}}); resp.StatusCode != http.StatusForbidden ||
+		!strings.Contains(body, `<a href="/documents">Back to the documents</a>`) {
+		t.Errorf("without CSRF: %d, want 403 linking back to /documents", resp.StatusCode)
+	}
+	if _, body := post(t, c, r.srv.URL+"/crawls/"+testJobID+"/cancel", nil); !strings.Contains(body, `<a href="/crawls/`+testJobID+`">Back to the crawl</a>`) {
+		t.Error("a cancel refused for its CSRF token does not link back to the crawl")
 	}
 	if resp, _ := post(t, r.client(t), r.srv.URL+"/documents/delete-domain", url.Values{"domain": {"site.test"}, "csrf": {tok}}); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a token without its cookie: %d, want 403", resp.StatusCode)
