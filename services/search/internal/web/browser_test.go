@@ -308,7 +308,7 @@ func TestBrowser(t *testing.T) {
 		t.Skip("browser test: not with -short")
 	}
 	s := startStack(t)
-	jobID := s.crawlTestSite(t)
+	s.crawlTestSite(t)
 	s.waitIndexed(t)
 	s.searchPage(t)
 	s.weightsChangeOrder(t)
@@ -318,7 +318,8 @@ func TestBrowser(t *testing.T) {
 	s.refusedCrawl(t)
 	s.scriptRenderedCrawl(t)
 	s.phoneWidth(t)
-	s.cleanup(t, jobID)
+	ids := s.deleteSite(t)
+	s.cleanup(t, ids)
 }
 
 // crawlTestSite starts a crawl from the form and watches the live counters reach
@@ -606,6 +607,7 @@ func (s *stack) cancelCrawl(t *testing.T) {
 	s.until(`document.getElementById('job') !== null && Number(document.getElementById('c-fetched').textContent) >= 1`, 2*time.Minute)
 	id := eval[string](s, `document.getElementById('job').dataset.job`)
 	s.listFollowsRunningCrawl(t, id)
+	s.deleteRefused(t, id)
 	s.do(chromedp.Navigate(s.search+"/crawls/"+id), chromedp.WaitVisible(chromedp.CSS(`#cancel-form button`)))
 	s.do(chromedp.Click(chromedp.CSS(`#cancel-form button`)))
 	s.until(`document.getElementById('c-status') !== null && document.getElementById('c-status').textContent === 'cancelled'`, time.Minute)
@@ -697,22 +699,85 @@ func (s *stack) phoneWidth(t *testing.T) {
 	s.do(chromedp.EmulateViewport(1280, 900))
 }
 
-// cleanup removes this test's documents from the shared graph.
-func (s *stack) cleanup(t *testing.T, _ string) {
+// siteDocs lists the documents the crawler holds (of one host, or all).
+func (s *stack) siteDocs(t *testing.T, domain string) []struct{ ID, Domain string } {
 	var page struct {
-		Documents []struct{ ID string } `json:"documents"`
+		Documents []struct{ ID, Domain string } `json:"documents"`
 	}
-	getJSON(t, s.crawler+"/api/v1/documents?limit=1000", &page)
-	for _, d := range page.Documents {
+	getJSON(t, s.crawler+"/api/v1/documents?limit=1000&domain="+url.QueryEscape(domain), &page)
+	return page.Documents
+}
+
+// deleteRefused deletes the test site's documents from the documents page while
+// the crawl id covers the site: the crawler refuses (409) and the page says so,
+// linking that crawl, and keeps the host in the filter.
+func (s *stack) deleteRefused(t *testing.T, id string) {
+	docs := s.siteDocs(t, "")
+	if len(docs) == 0 {
+		t.Fatal("no documents to delete")
+	}
+	host := docs[0].Domain
+	before := len(s.siteDocs(t, host))
+	s.do(chromedp.Navigate(s.search + "/documents?domain=" + url.QueryEscape(host)))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	eval[bool](s, `(window.confirm = () => true, true)`)
+	s.do(chromedp.Click(chromedp.CSS(`#delete-domain button`)))
+	s.until(`document.getElementById('delete-error') !== null`, 30*time.Second)
+	got := eval[[]string](s, `[document.getElementById('delete-error').textContent, String(document.querySelector('#delete-error a') && document.querySelector('#delete-error a').getAttribute('href')), document.getElementById('domain').value]`)
+	if !strings.Contains(got[0], "A crawl covers "+host) || got[1] != "/crawls/"+id || got[2] != host {
+		t.Errorf("deleting %s while crawl %s covers it: the page shows %q", host, id, got)
+	}
+	if after := len(s.siteDocs(t, host)); after < before { // the crawl may store more meanwhile
+		t.Errorf("the refused delete removed documents: %d before, %d after", before, after)
+	}
+}
+
+// deleteSite deletes all documents of the test site from the documents page
+// through the crawler; the page reports the crawler's count, and the crawler
+// holds none of them afterwards. It returns their ids for cleanup.
+func (s *stack) deleteSite(t *testing.T) []string {
+	docs := s.siteDocs(t, "")
+	if len(docs) == 0 {
+		t.Fatal("no documents to delete")
+	}
+	host := docs[0].Domain
+	ids := []string{}
+	for _, d := range s.siteDocs(t, host) {
+		ids = append(ids, d.ID)
+	}
+	s.do(chromedp.Navigate(s.search + "/documents?domain=" + url.QueryEscape(host)))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	eval[bool](s, `(window.confirm = () => true, true)`)
+	s.do(chromedp.Click(chromedp.CSS(`#delete-domain button`)))
+	s.until(`document.getElementById('domain-deleted') !== null`, time.Minute)
+	s.screenshot("documents-site-deleted")
+	want := fmt.Sprintf("Deleted %d documents of %s, with", len(ids), host)
+	if got := eval[string](s, `document.getElementById('domain-deleted').textContent`); !strings.HasPrefix(got, want) {
+		t.Errorf("after deleting the site the page says %q, want %q", got, want)
+	}
+	if left := s.siteDocs(t, host); len(left) != 0 {
+		t.Errorf("the crawler still holds %d documents of %s", len(left), host)
+	}
+	return ids
+}
+
+// cleanup removes this test's documents from the shared graph: ids (deleted
+// through the crawler, whose deletions kg follows on its own time) and any the
+// crawler still holds.
+func (s *stack) cleanup(t *testing.T, ids []string) {
+	for _, d := range s.siteDocs(t, "") {
+		ids = append(ids, d.ID)
+	}
+	for _, id := range ids {
 		var err error
 		for range 5 { // kg answers 500 while a concurrent ingest holds the same nodes
-			if err = s.kgClient.DeleteDocument(context.Background(), d.ID); err == nil {
+			if err = s.kgClient.DeleteDocument(context.Background(), id); err == nil {
 				break
 			}
 			time.Sleep(time.Second)
 		}
 		if err != nil {
-			t.Logf("kg delete %s: %v", d.ID, err)
+			t.Logf("kg delete %s: %v", id, err)
 		}
 	}
 }

@@ -116,14 +116,14 @@ func TestBrowserPages(t *testing.T) {
 	s.errorLinkFocusesTheField(t, site)
 	s.crawlProgress(t, site)
 	s.crawlsListLive(t)
-	s.deleteSite(t, site)
+	s.deleteFakeSite(t, site)
 }
 
-// deleteSite deletes the documents of a host from the list filtered by it: the
+// deleteFakeSite deletes the documents of a host from the list filtered by it: the
 // confirm dialog names the host (declining it sends nothing), accepting it leads
 // to the page saying how many were deleted; without JavaScript the form works
 // as well, and a crawl covering the host is said on the page with its link.
-func (s *stack) deleteSite(t *testing.T, site string) {
+func (s *stack) deleteFakeSite(t *testing.T, site string) {
 	s.do(chromedp.Navigate(site + "/documents?domain=site.test"))
 	s.until(`document.readyState === 'complete'`, 30*time.Second)
 	eval[bool](s, `(window.confirm = m => { window.asked = m; return false; }, true)`)
