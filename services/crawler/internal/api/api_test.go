@@ -368,3 +368,44 @@ func TestPageAndBlocklist(t *testing.T) {
 		t.Errorf("POST /pages after unblocking: got %d %v, want 200", code, res)
 	}
 }
+
+// TestStartURLMistakes: a start URL (POST /crawls) or page (POST /pages) with
+// credentials, a control character, another scheme, no scheme or too many
+// characters is a 400 naming url whose detail says what to do, without the
+// password, the URL's 5,000 characters or the name of an internal step.
+func TestStartURLMistakes(t *testing.T) {
+	site := docsSite(t) // a regression would crawl this server, nothing else
+	hostPort := strings.TrimPrefix(site.URL, "http://")
+	f := newFixture(t, []string{hostPort})
+	long := site.URL + "/" + strings.Repeat("x", 5000)
+	for _, tc := range []struct{ url, want string }{
+		{"http://user:s3cret@" + hostPort + "/json", "URLs with a user name or password are not supported"},
+		{"http://s3cret@" + hostPort + "/", "user name or password"},
+		{site.URL + "/\u0000", "control character U+0000"},
+		{site.URL + "/a\u0007b", "control character U+0007"},
+		{"file:///etc/passwd", "use an http:// or https:// URL"},
+		{"javascript:alert(1)", "use an http:// or https:// URL"},
+		{"data:text/html,hi", "use an http:// or https:// URL"},
+		{"ftp://127.0.0.1/", "use an http:// or https:// URL"},
+		{hostPort + "/x", "add http:// or https:// in front"},
+		{"docs.example.com/guide", "add http:// or https:// in front"},
+		{long, fmt.Sprintf("the URL is %d characters long; at most 2048", len(long))},
+	} {
+		for _, ep := range []string{"/api/v1/crawls", "/api/v1/pages"} {
+			body, _ := json.Marshal(map[string]string{"url": tc.url})
+			code, res, _ := f.do(t, http.MethodPost, ep, string(body))
+			detail, _ := res["detail"].(string)
+			if code != http.StatusBadRequest || res["field"] != "url" || !strings.Contains(detail, tc.want) {
+				t.Errorf("POST %s %.50q: got %d field %v %q, want 400 naming url saying %q", ep, tc.url, code, res["field"], detail, tc.want)
+			}
+			for _, bad := range []string{"s3cret", "canonicalize", "first path segment", "xxxxxxxxxx"} {
+				if strings.Contains(detail, bad) {
+					t.Errorf("POST %s %.50q: detail %q contains %q", ep, tc.url, detail, bad)
+				}
+			}
+		}
+	}
+	if jobs, err := f.st.ListJobs(context.Background(), "", 100); err != nil || len(jobs) != 0 {
+		t.Errorf("jobs created for refused start URLs: %d (%v), want 0", len(jobs), err)
+	}
+}

@@ -140,6 +140,19 @@ func unwrapURLError(err error) error {
 }
 
 func canonicalURL(u *url.URL, raw string, opts Options) (string, error) {
+	c, err := canonicalForm(u, raw, opts)
+	if err != nil {
+		return "", err
+	}
+	if len(c) > MaxBytes {
+		// The URL itself is left out of the message: it is long.
+		return "", fmt.Errorf("canonicalize: %w: %d bytes, at most %d", ErrTooLong, len(c), MaxBytes)
+	}
+	return c, nil
+}
+
+// canonicalForm is canonicalURL without the length limit.
+func canonicalForm(u *url.URL, raw string, opts Options) (string, error) {
 	scheme := strings.ToLower(u.Scheme)
 	if scheme != "http" && scheme != "https" {
 		if scheme == "" {
@@ -181,10 +194,6 @@ func canonicalURL(u *url.URL, raw string, opts Options) (string, error) {
 	if q := normalizeQuery(u.RawQuery, opts.StripParams); q != "" {
 		b.WriteByte('?')
 		b.WriteString(q)
-	}
-	if b.Len() > MaxBytes {
-		// The URL itself is left out of the message: it is long.
-		return "", fmt.Errorf("canonicalize: %w: %d bytes, at most %d", ErrTooLong, b.Len(), MaxBytes)
 	}
 	return b.String(), nil
 }

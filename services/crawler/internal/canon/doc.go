@@ -17,6 +17,11 @@
 // /dir/index.html as /dir/. They are off by default because /a and /a/ can be
 // different pages on a real server.
 //
+// Seed is Canonicalize for a URL a person typed (a crawl's start URL, a page to
+// index): a URL with a user name or password or a control character is refused
+// instead of cleaned, and its errors (*InputError) say what to change without
+// repeating the URL.
+//
 // Canonicalize is idempotent: Canonicalize(Canonicalize(x)) == Canonicalize(x)
 // (checked by FuzzCanonicalize). InScope decides whether a URL belongs to a list
 // of allowed domains (subdomains included). The id of a canonical URL is

@@ -137,8 +137,8 @@ func TestOverlongLinksFiltered(t *testing.T) {
 func TestSpecRefusesOverlongStartURL(t *testing.T) {
 	_, err := Spec{URL: "http://example.com/" + strings.Repeat("a", 9000)}.Normalize(Limits{MaxPages: 10, MaxDepth: 5}, canon.DefaultOptions())
 	var fe *FieldError
-	if !errors.As(err, &fe) || fe.Field != "url" || !strings.Contains(fe.Error(), "too long") {
-		t.Fatalf("Normalize with a 9000-byte start URL: got %v, want a url field error saying it is too long", err)
+	if !errors.As(err, &fe) || fe.Field != "url" || !errors.Is(err, canon.ErrTooLong) || !strings.Contains(fe.Reason, "is 9019 characters long; at most") {
+		t.Fatalf("Normalize with a 9000-byte start URL: got %v, want a url field error saying how long it is and the limit", err)
 	}
 	if len(fe.Error()) > 300 {
 		t.Errorf("the error repeats the URL (%d bytes): %.200s", len(fe.Error()), fe.Error())

@@ -39,7 +39,7 @@ const maxPageRedirects = 5
 // page step as a crawl. Redirects are followed on the same host (www and bare
 // host count as one) up to 5 hops; the document is stored under the final URL.
 func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (PageResult, error) {
-	c, err := canon.Canonicalize(strings.TrimSpace(rawURL), e.cfg.Canon)
+	c, err := canon.Seed(rawURL, e.cfg.Canon)
 	if err != nil {
 		return PageResult{}, &PageError{Field: "url", Reason: "invalid_url", Err: err}
 	}

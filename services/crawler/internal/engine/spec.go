@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -54,12 +53,9 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 	if strings.TrimSpace(s.URL) == "" {
 		return s, fieldErr("url", "is required: the page to start from, e.g. https://docs.python.org/3/")
 	}
-	c, err := canon.Canonicalize(strings.TrimSpace(s.URL), opts)
-	if errors.Is(err, canon.ErrTooLong) {
-		return s, fieldErr("url", "the start URL is too long: %v", err)
-	}
+	c, err := canon.Seed(s.URL, opts)
 	if err != nil {
-		return s, fieldErr("url", "%q is not an absolute http(s) URL: %v", s.URL, err)
+		return s, &FieldError{Field: "url", Reason: err.Error(), Err: err}
 	}
 	s.URL = c
 	if s.MaxDepth == nil {
