@@ -31,5 +31,8 @@
 // "10.0.0.0/8" (a network), "intranet.example:8443" or "intranet.example" (a
 // host name as written in the URL, whatever it resolves to).
 //
-// A refusal is a *BlockedError, which matches ErrBlocked with errors.Is.
+// A refusal is a *BlockedError, which matches ErrBlocked with errors.Is. A
+// name that does not resolve is a *ResolveError ("could not resolve host x (no
+// such host)"), whose message leaves out the DNS server's address that a
+// *net.DNSError shows: crawl errors are shown to API clients.
 package netguard

@@ -56,7 +56,8 @@ type Options struct {
 // Guard decides which addresses may be contacted and dials only those.
 // It is safe for concurrent use.
 type Guard struct {
-	resolver      *net.Resolver
+	// lookup resolves a name (the resolver's LookupNetIP; tests put a fake here).
+	lookup        func(ctx context.Context, network, host string) ([]netip.Addr, error)
 	dialer        *net.Dialer
 	headerTimeout time.Duration
 
@@ -76,15 +77,16 @@ func SplitList(s string) []string {
 // parse.
 func New(opts Options) (*Guard, error) {
 	g := &Guard{
-		resolver:      opts.Resolver,
 		headerTimeout: opts.ResponseHeaderTimeout,
 		allowAddrPort: map[netip.AddrPort]bool{},
 		allowNamePort: map[string]bool{},
 		allowName:     map[string]bool{},
 	}
-	if g.resolver == nil {
-		g.resolver = net.DefaultResolver
+	resolver := opts.Resolver
+	if resolver == nil {
+		resolver = net.DefaultResolver
 	}
+	g.lookup = resolver.LookupNetIP
 	if g.headerTimeout == 0 {
 		g.headerTimeout = 30 * time.Second
 	}
@@ -271,9 +273,9 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 		case "tcp6", "udp6":
 			lookupNet = "ip6"
 		}
-		ips, err = g.resolver.LookupNetIP(ctx, lookupNet, name)
+		ips, err = g.lookup(ctx, lookupNet, name)
 		if err != nil {
-			return nil, fmt.Errorf("netguard: resolve %s: %w", host, err)
+			return nil, &ResolveError{Host: host, Err: err}
 		}
 	}
 
@@ -305,7 +307,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 	if firstBlock != nil {
 		return nil, firstBlock
 	}
-	return nil, fmt.Errorf("netguard: resolve %s: no addresses", host)
+	return nil, &ResolveError{Host: host, Err: errors.New("the name has no addresses")}
 }
 
 // Control checks the socket address just before connect; use it as
