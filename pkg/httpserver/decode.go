@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"reflect"
 	"strings"
@@ -134,4 +135,26 @@ func structFields(t reflect.Type) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// JSONContentType refuses with 415 a request whose Content-Type names a media type
+// other than application/json (text/plain, a form, ...): the body would be read as
+// JSON whatever the client meant. Parameters (charset) and the case of the type do
+// not matter. A request without a Content-Type is accepted (a bare client may send
+// none). Call it before DecodeJSON in handlers that read a JSON body, so that every
+// service answers the same mistake the same way.
+func JSONContentType(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if strings.TrimSpace(ct) == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		return nil
+	}
+	if err != nil {
+		mt = ct
+	}
+	return &Error{Status: http.StatusUnsupportedMediaType, Title: "unsupported media type", Field: "Content-Type",
+		Detail: fmt.Sprintf("send the body as JSON with Content-Type: application/json, not %s", clipText(mt, 80))}
 }

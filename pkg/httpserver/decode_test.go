@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -126,5 +127,26 @@ func TestMapperVocabulary(t *testing.T) {
 				t.Errorf("got status %d field %q retry %d, want %d %q retry %v", e.Status, e.Field, e.Retry, tt.status, tt.field, tt.retry)
 			}
 		})
+	}
+}
+
+func TestJSONContentType(t *testing.T) {
+	for ct, want := range map[string]int{
+		"": 0, "application/json": 0, "application/json; charset=utf-8": 0, "Application/JSON": 0,
+		"text/plain": http.StatusUnsupportedMediaType, "application/x-www-form-urlencoded": http.StatusUnsupportedMediaType,
+		"application/xml": http.StatusUnsupportedMediaType, "json": http.StatusUnsupportedMediaType,
+	} {
+		r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
+		if ct != "" {
+			r.Header.Set("Content-Type", ct)
+		}
+		err := JSONContentType(r)
+		var he *Error
+		switch {
+		case want == 0 && err != nil:
+			t.Errorf("Content-Type %q: got %v, want accepted", ct, err)
+		case want != 0 && (!errors.As(err, &he) || he.Status != want || he.Field != "Content-Type" || !strings.Contains(he.Detail, "application/json")):
+			t.Errorf("Content-Type %q: got %v, want %d naming Content-Type", ct, err, want)
+		}
 	}
 }

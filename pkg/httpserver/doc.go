@@ -19,7 +19,8 @@
 //   - anything else as 500, whose text is logged and never shown.
 //
 // Request bodies are read with [DecodeJSON], which refuses unknown fields, wrong
-// types, invalid JSON, an empty body and trailing values with a 400 naming the field.
+// types, invalid JSON, an empty body and trailing values with a 400 naming the field;
+// [JSONContentType] answers 415 to a body declared as another media type.
 // URL queries are read with [StrictQuery], which refuses what url.Values would let
 // pass silently: bad URL encoding, unknown parameters (with a did-you-mean) and a
 // single-valued parameter given twice. [Acceptable] answers 406 to an Accept header

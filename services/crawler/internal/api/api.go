@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -42,27 +43,61 @@ func New(srv *httpserver.Server, d Deps) *API {
 	return &API{srv: srv, d: d, PageTimeout: 2 * time.Minute, EventPoll: time.Second}
 }
 
-// Register mounts the routes under /api/v1.
+// Register mounts the routes under /api/v1. Every route reads its URL query
+// strictly (httpserver.StrictQuery): a parameter it does not take, or one given
+// twice, is a 400 naming it, not silently ignored.
 func (a *API) Register() {
 	g := a.srv.API("/api/v1")
-	h := func(fn func(*gin.Context) error) gin.HandlerFunc {
-		return a.srv.Handle(func(c *gin.Context) error { return dbUnavailable(fn(c)) })
+	h := func(q httpserver.QuerySpec, fn func(*gin.Context) error) gin.HandlerFunc {
+		return a.srv.Handle(func(c *gin.Context) error {
+			if _, err := httpserver.StrictQuery(c.Request, q); err != nil {
+				return err
+			}
+			return dbUnavailable(fn(c))
+		})
 	}
-	g.POST("/crawls", h(a.createCrawl))
-	g.GET("/crawls", h(a.listCrawls))
-	g.GET("/crawls/:id", h(a.getCrawl))
-	g.GET("/crawls/:id/events", h(a.crawlEvents))
-	g.DELETE("/crawls/:id", h(a.cancelCrawl))
-	g.POST("/pages", h(a.crawlPage))
-	g.GET("/documents", h(a.listDocuments))
-	g.GET("/documents/:id", h(a.getDocument))
-	g.DELETE("/documents", h(a.deleteDomain))
-	g.DELETE("/documents/:id", h(a.deleteDocument))
-	g.GET("/chunks/:id", h(a.getChunk))
-	g.GET("/blocklist", h(a.listBlocklist))
-	g.POST("/blocklist", h(a.addBlocklist))
-	g.DELETE("/blocklist", h(a.removeBlocklist))
-	g.DELETE("/blocklist/:domain", h(a.removeBlocklist))
+	g.POST("/crawls", h(bodyOnly, a.createCrawl))
+	g.GET("/crawls", h(crawlListParams, a.listCrawls))
+	g.GET("/crawls/:id", h(noParams, a.getCrawl))
+	g.GET("/crawls/:id/events", h(noParams, a.crawlEvents))
+	g.DELETE("/crawls/:id", h(noParams, a.cancelCrawl))
+	g.POST("/pages", h(bodyOnly, a.crawlPage))
+	g.GET("/documents", h(documentListParams, a.listDocuments))
+	g.GET("/documents/:id", h(documentParams, a.getDocument))
+	g.DELETE("/documents", h(domainDeleteParams, a.deleteDomain))
+	g.DELETE("/documents/:id", h(noParams, a.deleteDocument))
+	g.GET("/chunks/:id", h(noParams, a.getChunk))
+	g.GET("/blocklist", h(noParams, a.listBlocklist))
+	g.POST("/blocklist", h(bodyOnly, a.addBlocklist))
+	g.DELETE("/blocklist", h(unblockParams, a.removeBlocklist))
+	g.DELETE("/blocklist/:domain", h(noParams, a.removeBlocklist))
+}
+
+// The URL parameters of each route (httpserver.StrictQuery), with the names
+// clients commonly use by mistake for a did-you-mean.
+var (
+	noParams = httpserver.QuerySpec{Unknown: "this endpoint takes no URL parameters"}
+	bodyOnly = httpserver.QuerySpec{
+		Unknown: `this endpoint reads its fields from the JSON body, e.g. {"url": "https://docs.example.com/"}; the URL takes no parameters`}
+	crawlListParams = httpserver.QuerySpec{Names: []string{"status", "limit"},
+		Instead: map[string]string{"state": "status", "k": "limit", "n": "limit", "size": "limit", "count": "limit", "per_page": "limit"}}
+	documentListParams = httpserver.QuerySpec{Names: []string{"limit", "domain", "after"},
+		Instead: map[string]string{"host": "domain", "site": "domain", "cursor": "after", "next_after": "after",
+			"offset": "after", "page": "after", "k": "limit", "n": "limit", "size": "limit"}}
+	documentParams = httpserver.QuerySpec{Names: []string{"chunks"},
+		Instead: map[string]string{"with_chunks": "chunks", "include_chunks": "chunks", "chunk": "chunks"}}
+	domainDeleteParams = httpserver.QuerySpec{Names: []string{"domain", "limit"},
+		Instead: map[string]string{"host": "domain", "site": "domain", "k": "limit", "n": "limit", "size": "limit"}}
+	unblockParams = httpserver.QuerySpec{Names: []string{"domain"}, Instead: map[string]string{"host": "domain", "site": "domain"}}
+)
+
+// decodeBody reads a JSON request body into v: a Content-Type other than JSON is
+// a 415, as the search service answers it.
+func decodeBody(c *gin.Context, v any) error {
+	if err := httpserver.JSONContentType(c.Request); err != nil {
+		return err
+	}
+	return httpserver.DecodeJSON(c.Request.Body, v)
 }
 
 // mapError turns engine and store errors into API errors. Field errors
@@ -103,7 +138,7 @@ type crawlRequest = engine.Spec
 
 func (a *API) createCrawl(c *gin.Context) error {
 	var req crawlRequest
-	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
+	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
 	spec, err := req.Normalize(a.d.Crawls.Limits(), a.d.Crawls.CanonOptions())
@@ -288,7 +323,7 @@ type pageRequest struct {
 
 func (a *API) crawlPage(c *gin.Context) error {
 	var req pageRequest
-	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
+	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.URL) == "" {
@@ -385,7 +420,11 @@ func (a *API) listDocuments(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.d.Documents.ListDocuments(c.Request.Context(), store.ListOptions{After: c.Query("after"), Limit: limit, Domain: c.Query("domain")})
+	after := c.Query("after")
+	if after != "" && !isDocumentID(after) {
+		return httpserver.BadRequest("after", "want the next_after of the previous page (a document id: 32 lower-case hex digits); leave it out for the first page")
+	}
+	page, err := a.d.Documents.ListDocuments(c.Request.Context(), store.ListOptions{After: after, Limit: limit, Domain: c.Query("domain")})
 	if err != nil {
 		return mapError(err, "documents")
 	}
@@ -397,14 +436,36 @@ func (a *API) listDocuments(c *gin.Context) error {
 	return nil
 }
 
+// isDocumentID reports whether s has the shape of a document id (store.DocumentID:
+// 32 lower-case hex digits).
+func isDocumentID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func (a *API) getDocument(c *gin.Context) error {
 	ctx := c.Request.Context()
+	withChunks := false
+	if v, ok := c.GetQuery("chunks"); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return httpserver.BadRequest("chunks", "want true or false (1 or 0)")
+		}
+		withChunks = b
+	}
 	d, err := a.d.Documents.GetDocument(ctx, c.Param("id"))
 	if err != nil {
 		return mapError(err, "document "+c.Param("id"))
 	}
 	out := docJSON(d)
-	if c.Query("chunks") == "true" || c.Query("chunks") == "1" {
+	if withChunks {
 		chunks, err := a.d.Documents.DocumentChunks(ctx, d.ID)
 		if err != nil {
 			return mapError(err, "chunks")
@@ -481,6 +542,9 @@ func (a *API) deleteDomain(c *gin.Context) error {
 	raw := strings.TrimSpace(c.Query("domain"))
 	if raw == "" {
 		return httpserver.BadRequest("domain", "name the host whose documents to delete (domain=docs.example.com); one document is deleted with DELETE /api/v1/documents/{id}")
+	}
+	if err := notAURL("domain", raw); err != nil {
+		return err
 	}
 	domain, err := canon.NormalizeHost(raw)
 	if err != nil {
@@ -564,11 +628,14 @@ func (a *API) listBlocklist(c *gin.Context) error {
 
 func (a *API) addBlocklist(c *gin.Context) error {
 	var req blockRequest
-	if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
+	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.Domain) == "" {
 		return httpserver.BadRequest("domain", "is required, e.g. ads.example.com")
+	}
+	if err := notAURL("domain", req.Domain); err != nil {
+		return err
 	}
 	b, err := a.d.Blocklist.BlockDomain(c.Request.Context(), req.Domain, req.Reason)
 	if err != nil {
@@ -590,13 +657,16 @@ func (a *API) removeBlocklist(c *gin.Context) error {
 	}
 	if domain == "" && c.Request.ContentLength != 0 {
 		var req blockRequest
-		if err := httpserver.DecodeJSON(c.Request.Body, &req); err != nil {
+		if err := decodeBody(c, &req); err != nil {
 			return err
 		}
 		domain = req.Domain
 	}
 	if strings.TrimSpace(domain) == "" {
 		return httpserver.BadRequest("domain", "is required: DELETE /api/v1/blocklist/{domain} or ?domain=")
+	}
+	if err := notAURL("domain", domain); err != nil {
+		return err
 	}
 	if err := a.d.Blocklist.UnblockDomain(c.Request.Context(), domain); err != nil {
 		var ve *store.ValidationError
@@ -608,4 +678,25 @@ func (a *API) removeBlocklist(c *gin.Context) error {
 	a.d.BlocklistChanged()
 	c.Status(http.StatusNoContent)
 	return nil
+}
+
+// notAURL refuses a URL where a host name is wanted (the blocklist, deletion by
+// host): the store would read "http://x/" as the host "http". The answer names
+// the URL's host when it has one.
+func notAURL(field, raw string) error {
+	s := strings.TrimSpace(raw)
+	_, port, err := net.SplitHostPort(s)
+	numericPort := err == nil && port != "" && strings.Trim(port, "0123456789") == ""
+	if !strings.ContainsAny(s, "/?#@") && (err != nil || numericPort) {
+		return nil // a host, maybe with a port, or an IPv6 address
+	}
+	msg := "give a host name such as ads.example.com, not a URL"
+	withScheme := s
+	if !strings.Contains(s, "://") {
+		withScheme = "http://" + s
+	}
+	if u, err := url.Parse(withScheme); err == nil && u.Hostname() != "" && !strings.ContainsAny(u.Hostname(), ":/") {
+		msg += fmt.Sprintf(" (for this URL: %s)", u.Hostname())
+	}
+	return httpserver.BadRequest(field, msg)
 }

@@ -59,17 +59,20 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 	}
 	s.URL = c
 	if s.MaxDepth == nil {
-		d := DefaultMaxDepth
+		d := min(DefaultMaxDepth, lim.MaxDepth)
 		s.MaxDepth = &d
 	}
 	if *s.MaxDepth < 0 || *s.MaxDepth > lim.MaxDepth {
-		return s, fieldErr("max_depth", "%d is outside 0..%d", *s.MaxDepth, lim.MaxDepth)
+		return s, fieldErr("max_depth", "%d is outside 0..%d (0: the start page only; leave it out for the default %d)",
+			*s.MaxDepth, lim.MaxDepth, min(DefaultMaxDepth, lim.MaxDepth))
 	}
+	// max_pages 0 means "not given" (clients send it with omitempty): the default.
 	if s.MaxPages == 0 {
 		s.MaxPages = min(DefaultMaxPages, lim.MaxPages)
 	}
 	if s.MaxPages < 1 || s.MaxPages > lim.MaxPages {
-		return s, fieldErr("max_pages", "%d is outside 1..%d (the operator's CRAWLER_MAX_PAGES_CAP)", s.MaxPages, lim.MaxPages)
+		return s, fieldErr("max_pages", "%d is outside 1..%d (the operator's CRAWLER_MAX_PAGES_CAP); leave it out, or send 0, for the default %d",
+			s.MaxPages, lim.MaxPages, min(DefaultMaxPages, lim.MaxPages))
 	}
 	u, _ := url.Parse(s.URL)
 	if len(s.AllowedDomains) == 0 {

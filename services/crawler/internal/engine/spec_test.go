@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
+)
+
+// TestSpecPageAndDepthDefaults: max_pages 0 and an absent max_pages take the
+// default (the clients send max_pages with omitempty); max_depth 0 is depth 0
+// (the start page only), an absent one the default, within the operator's caps;
+// out-of-range values are refused with the range and how to get the default.
+func TestSpecPageAndDepthDefaults(t *testing.T) {
+	lim := Limits{MaxPages: 500, MaxDepth: 10}
+	depth := func(d int) *int { return &d }
+	for _, tc := range []struct {
+		name      string
+		spec      Spec
+		lim       Limits
+		pages, dp int
+	}{
+		{"absent", Spec{}, lim, 100, 2},
+		{"max_pages 0", Spec{MaxPages: 0}, lim, 100, 2},
+		{"max_depth 0", Spec{MaxDepth: depth(0)}, lim, 100, 0},
+		{"given", Spec{MaxPages: 7, MaxDepth: depth(3)}, lim, 7, 3},
+		{"defaults within small caps", Spec{}, Limits{MaxPages: 20, MaxDepth: 1}, 20, 1},
+	} {
+		tc.spec.URL = "https://docs.example.com/"
+		got, err := tc.spec.Normalize(tc.lim, canon.DefaultOptions())
+		if err != nil || got.MaxPages != tc.pages || got.Depth() != tc.dp {
+			t.Errorf("%s: got max_pages %d, depth %d, %v; want %d, %d", tc.name, got.MaxPages, got.Depth(), err, tc.pages, tc.dp)
+		}
+	}
+	for _, tc := range []struct {
+		spec        Spec
+		field, want string
+	}{
+		{Spec{MaxPages: -1}, "max_pages", "-1 is outside 1..500 (the operator's CRAWLER_MAX_PAGES_CAP); leave it out, or send 0, for the default 100"},
+		{Spec{MaxPages: 501}, "max_pages", "501 is outside 1..500"},
+		{Spec{MaxDepth: depth(11)}, "max_depth", "11 is outside 0..10 (0: the start page only; leave it out for the default 2)"},
+	} {
+		tc.spec.URL = "https://docs.example.com/"
+		_, err := tc.spec.Normalize(lim, canon.DefaultOptions())
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Reason, tc.want) {
+			t.Errorf("%+v: got %v, want %s: %q", tc.spec, err, tc.field, tc.want)
+		}
+	}
+}
