@@ -13,8 +13,9 @@ import (
 )
 
 // DecodeJSON reads exactly one JSON value from body into v, strictly: a field v does
-// not declare, a value of the wrong type, invalid JSON, an empty body or anything
-// after the value is a 400 *Error whose Field names the field at fault ("body" when
+// not declare, a key given twice in one object (at any depth), a value of the wrong
+// type, invalid JSON (nested deeper than encoding/json's 10000 levels included), an
+// empty body or anything after the value is a 400 *Error whose Field names the field at fault ("body" when
 // there is none) and whose Detail says what to send. A body over the server's limit
 // (MaxBodyBytes, applied to every request) is returned as the *http.MaxBytesError,
 // which the error mapper answers with 413. Handlers of all services decode their
@@ -50,7 +51,9 @@ func DecodeJSON(body io.Reader, v any) error {
 		}
 		return BadRequest("body", "the body holds more than one JSON value; send one JSON object")
 	}
-	return nil
+	// encoding/json keeps the last of two values of one key; refuse the
+	// ambiguity instead (decodedup.go).
+	return duplicateKeyError(data, v)
 }
 
 // decodeError turns a json.Decoder error into a 400 naming the field.
@@ -71,6 +74,8 @@ func decodeError(err error, v any, data []byte) error {
 			field = "body"
 		}
 		return BadRequest(field, fmt.Sprintf("%s must be %s, not %s", field, jsonKind(te.Type), te.Value))
+	case errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth"):
+		return BadRequest("body", fmt.Sprintf("the body nests objects and arrays more than 10000 levels deep (at byte %d); send a flatter JSON value", se.Offset))
 	case errors.As(err, &se):
 		return BadRequest("body", fmt.Sprintf("the body is not valid JSON (at byte %d): %v", se.Offset, err))
 	}

@@ -116,6 +116,13 @@ func opaque(t reflect.Type) reflect.Type {
 // fieldByJSONName finds the field key decodes into, as encoding/json does: the
 // exact JSON name first, then a case-insensitive match; promoted fields included.
 func fieldByJSONName(t reflect.Type, key string) (reflect.Type, bool) {
+	_, ft, ok := jsonFieldByName(t, key)
+	return ft, ok
+}
+
+// jsonFieldByName is fieldByJSONName with the JSON name of the field found.
+func jsonFieldByName(t reflect.Type, key string) (string, reflect.Type, bool) {
+	var foldName string
 	var fold reflect.Type
 	found := false
 	for i := range t.NumField() {
@@ -125,8 +132,8 @@ func fieldByJSONName(t reflect.Type, key string) (reflect.Type, bool) {
 		case name == "-":
 			continue
 		case name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
-			if ft, ok := fieldByJSONName(f.Type, key); ok {
-				return ft, true
+			if pn, ft, ok := jsonFieldByName(f.Type, key); ok {
+				return pn, ft, true
 			}
 			continue
 		case !f.IsExported():
@@ -135,13 +142,13 @@ func fieldByJSONName(t reflect.Type, key string) (reflect.Type, bool) {
 			name = f.Name
 		}
 		if name == key {
-			return f.Type, true
+			return name, f.Type, true
 		}
 		if !found && strings.EqualFold(name, key) {
-			fold, found = f.Type, true
+			foldName, fold, found = name, f.Type, true
 		}
 	}
-	return fold, found
+	return foldName, fold, found
 }
 
 // structFieldsOf lists the JSON names of struct type t's fields (nil for others).

@@ -136,6 +136,33 @@ func TestCreateCrawlRejectsBadBodies(t *testing.T) {
 	}
 }
 
+// TestCreateCrawlRefusesDuplicateKeys: a key given twice in the body of POST
+// /api/v1/crawls is a 400 naming its path, not the last value crawled silently,
+// and no job is created. The URLs are loopback ones the guard refuses, so a
+// missed duplicate fails on the detail without fetching anything.
+func TestCreateCrawlRefusesDuplicateKeys(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tc := range []struct{ name, body, field string }{
+		{"url", `{"url":"http://127.0.0.1:1/a","url":"http://127.0.0.1:1/b"}`, "url"},
+		{"tags", `{"url":"http://127.0.0.1:1/","tags":["a"],"max_pages":2,"tags":["b"]}`, "tags"},
+		{"url in other case", `{"url":"http://127.0.0.1:1/a","URL":"http://127.0.0.1:1/b"}`, "url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body, _ := f.do(t, http.MethodPost, "/api/v1/crawls", tc.body)
+			if code != http.StatusBadRequest || body["field"] != tc.field {
+				t.Fatalf("got %d %v, want 400 naming %s", code, body, tc.field)
+			}
+			if d, _ := body["detail"].(string); !strings.Contains(d, "given twice") {
+				t.Errorf("detail %q does not say the key is given twice", d)
+			}
+		})
+	}
+	code, list, _ := f.do(t, http.MethodGet, "/api/v1/crawls", "")
+	if items, ok := list["crawls"].([]any); !ok || code != http.StatusOK || len(items) != 0 {
+		t.Errorf("jobs after refused bodies: %d %v, want none", code, list)
+	}
+}
+
 func TestSSRFRefusedThroughAPI(t *testing.T) {
 	f := newFixture(t, nil) // nothing allowed
 	targets := []string{
