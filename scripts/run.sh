@@ -8,7 +8,8 @@
 # Everything keeps running afterwards; `make down` stops it.
 #
 # Environment: KGS_RUN_MAX_PAGES [80], KGS_RUN_DEPTH [3], KGS_RUN_QUERY, KGS_RUN_START
-# (the URL to crawl; default the manual's tutorial and library index).
+# (the URL to crawl; default the manual's tutorial), and the ports SEARCH_PORT [8080],
+# CRAWLER_PORT [8081], KG_PORT [8088] and KGS_PYDOCS_PORT [8099].
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export KGS_STATE=${KGS_STATE:-$PWD/.state}
@@ -72,6 +73,12 @@ curl -fsS -G "$search/api/v1/search" --data-urlencode "q=$query" --data-urlencod
 echo
 
 go build -o bin/ ./cmd/kgs
+# kgs reads its endpoints from the environment; say so when they are not its defaults.
+cli_env=""
+if [[ $search != http://127.0.0.1:8080 || $crawler != http://127.0.0.1:8081 || $kg != http://127.0.0.1:8088 ]]; then
+	cli_env="export KGS_SEARCH_URL=$search KGS_CRAWLER_URL=$crawler KGS_KG_URL=$kg   (kgs's defaults are ports 8080, 8081, 8088)
+           "
+fi
 cat <<EOT
 
 == running
@@ -81,6 +88,6 @@ cat <<EOT
   kg       $kg       (GET /api/v1/stats)
   site     $site
   mcp      $search/mcp   (streamable HTTP; on stdio for an agent: bin/kgs mcp)
-  cli      bin/kgs search "$query" | bin/kgs crawl URL --wait | bin/kgs status | bin/kgs --help
+  cli      ${cli_env}bin/kgs search "$query" | bin/kgs crawl URL --wait | bin/kgs status | bin/kgs --help
   logs     $KGS_STATE/logs/    stop everything with: make down
 EOT

@@ -312,3 +312,58 @@ func TestSummaryNamesWhyPagesWereDeleted(t *testing.T) {
 		t.Errorf("a deleted page event: got %+v", c)
 	}
 }
+
+// TestDocsListNextPageKeepsTheFilter: the "more:" line of a filtered list is a
+// command that lists the next page of the same host with the same page size.
+func TestDocsListNextPageKeepsTheFilter(t *testing.T) {
+	var queries []string
+	docs := []string{"d1", "d2", "d3", "d4", "d5"}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/documents", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		queries = append(queries, q.Encode())
+		if q.Get("domain") != "a.example" {
+			fmt.Fprint(w, `{"documents":[],"next_after":""}`)
+			return
+		}
+		var page []apiclient.Document
+		for _, id := range docs {
+			if id > q.Get("after") && len(page) < 2 {
+				page = append(page, apiclient.Document{ID: id, URL: "https://a.example/" + id, Domain: "a.example"})
+			}
+		}
+		next := ""
+		if len(page) == 2 && page[1].ID != docs[len(docs)-1] {
+			next = page[1].ID
+		}
+		_ = json.NewEncoder(w).Encode(apiclient.DocumentPage{Documents: page, NextAfter: next})
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f := &fake{srv: srv}
+
+	args := []string{"docs", "list", "--domain", "a.example", "--limit", "2"}
+	var seen []string
+	for range len(docs) {
+		code, out, errs := run(t, f, false, args...)
+		if code != 0 {
+			t.Fatalf("kgs %v: exit %d %s", args, code, errs)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if fs := strings.Fields(l); len(fs) > 0 && strings.HasPrefix(fs[0], "d") && len(fs[0]) == 2 {
+				seen = append(seen, fs[0])
+			}
+		}
+		i := strings.Index(out, "more: kgs ")
+		if i < 0 {
+			break
+		}
+		args = strings.Fields(strings.TrimSpace(out[i+len("more: kgs "):]))
+	}
+	if got := strings.Join(seen, ","); got != "d1,d2,d3,d4,d5" {
+		t.Errorf("following the more: lines listed %s, want d1..d5 (requests %q)", got, queries)
+	}
+	if got := nextPageCommand("a b", 50, "x'y"); got != `kgs docs list --domain 'a b' --after 'x'\''y'` {
+		t.Errorf("quoting: %s", got)
+	}
+}

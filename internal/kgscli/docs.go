@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 )
+
+// defaultDocsLimit is the page size of `kgs docs list`.
+const defaultDocsLimit = 50
 
 func newDocsCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{Use: "docs", Short: "List, show and delete stored documents"}
@@ -40,7 +44,7 @@ func newDocsCmd(o *options) *cobra.Command {
 				return err
 			}
 			if page.NextAfter != "" {
-				fmt.Fprintf(o.io.Out, "more: kgs docs list --after %s\n", page.NextAfter)
+				fmt.Fprintf(o.io.Out, "more: %s\n", nextPageCommand(domain, limit, page.NextAfter))
 			}
 			return nil
 		},
@@ -48,7 +52,7 @@ func newDocsCmd(o *options) *cobra.Command {
 	list.Flags().StringVar(&format, "format", "table", "output: table or json")
 	list.Flags().StringVar(&domain, "domain", "", "only this host")
 	list.Flags().StringVar(&after, "after", "", "the next_after cursor of the previous page")
-	list.Flags().IntVar(&limit, "limit", 50, "documents per page, 1..1000")
+	list.Flags().IntVar(&limit, "limit", defaultDocsLimit, "documents per page, 1..1000")
 
 	var chunks bool
 	var getFormat string
@@ -101,6 +105,28 @@ func newDocsCmd(o *options) *cobra.Command {
 	del.Flags().StringVar(&delDomain, "domain", "", "delete every document of this host, in batches, with progress")
 	cmd.AddCommand(list, get, del)
 	return cmd
+}
+
+// nextPageCommand is the command line that lists the next page with the
+// same filter and page size.
+func nextPageCommand(domain string, limit int, after string) string {
+	cmd := "kgs docs list"
+	if domain != "" {
+		cmd += " --domain " + shellQuote(domain)
+	}
+	if limit != defaultDocsLimit {
+		cmd += fmt.Sprintf(" --limit %d", limit)
+	}
+	return cmd + " --after " + shellQuote(after)
+}
+
+// shellQuote quotes s for a POSIX shell unless it is made only of
+// characters a shell takes literally.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:/") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // deleteDomain deletes a host's documents batch by batch, printing the count
