@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -204,6 +205,9 @@ func (f fields) request() (pipeline.Request, error) {
 	if req.Explain, err = parseBool(f.explain, false); err != nil {
 		return req, httpserver.BadRequest("explain", err.Error())
 	}
+	if host, ok := hostOfDomain(req.Domain); !ok {
+		return req, httpserver.BadRequest("domain", fmt.Sprintf("documents are filtered by host name, without scheme or port: give %s", host))
+	}
 	if err := req.Validate(); err != nil {
 		var fe *pipeline.FieldError
 		if errors.As(err, &fe) {
@@ -212,6 +216,23 @@ func (f fields) request() (pipeline.Request, error) {
 		return req, err
 	}
 	return req, nil
+}
+
+// hostOfDomain says whether a domain filter can match a stored document, whose
+// domain is its URL's host name without a port. A host with a port
+// (127.0.0.1:8099, [::1]:8099) or a bracketed IPv6 address would silently
+// match nothing; for those it returns the host to give instead.
+func hostOfDomain(d string) (string, bool) {
+	if d == "" || strings.Contains(d, "/") {
+		return d, true // a URL is refused by the request's own validation
+	}
+	if h, port, err := net.SplitHostPort(d); err == nil && h != "" && port != "" && strings.Trim(port, "0123456789") == "" {
+		return h, false
+	}
+	if len(d) > 2 && d[0] == '[' && d[len(d)-1] == ']' {
+		return d[1 : len(d)-1], false
+	}
+	return d, true
 }
 
 // parseDate reads RFC 3339 or YYYY-MM-DD (midnight UTC).

@@ -71,3 +71,23 @@ func FuzzSearchParams(f *testing.F) {
 		}
 	})
 }
+
+// TestDomainWithAPort: documents are stored under their host name without a
+// port, so a domain filter with one would match nothing; it is a 400 that
+// names the host to give instead.
+func TestDomainWithAPort(t *testing.T) {
+	for d, want := range map[string]string{"127.0.0.1:8099": "give 127.0.0.1", "[::1]:8099": "give ::1", "[::1]": "give ::1",
+		"Docs.Example.com:443": "give Docs.Example.com"} {
+		_, err := fromQuery(url.Values{"q": {"x"}, "domain": {d}}).request()
+		var he *httpserver.Error
+		if !errors.As(err, &he) || he.Status != http.StatusBadRequest || he.Field != "domain" || !strings.HasSuffix(he.Detail, want) {
+			t.Errorf("domain %q: got %v, want a 400 on domain ending %q", d, err, want)
+		}
+	}
+	for _, d := range []string{"", "127.0.0.1", "docs.example.com", "::1", "a:b"} {
+		req, err := fromQuery(url.Values{"q": {"x"}, "domain": {d}}).request()
+		if err != nil || req.Domain != d {
+			t.Errorf("domain %q: got %v, %q", d, err, req.Domain)
+		}
+	}
+}
