@@ -221,6 +221,9 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{[]string{"docs", "list", "--limit", "0"}, ExitUsage, "--limit"},
 		{[]string{"docs", "delete"}, ExitUsage, "document ids"},
 		{[]string{"docs", "delete", "abc", "--domain", "a.example"}, ExitUsage, "not both"},
+		{[]string{"docs", "list", "--domain", "127.0.0.1:8099"}, ExitUsage, "give --domain 127.0.0.1"},
+		{[]string{"docs", "delete", "--domain", "http://127.0.0.1:8099/library/"}, ExitUsage, "give --domain 127.0.0.1"},
+		{[]string{"docs", "delete", "--domain", "[::1]:8099"}, ExitUsage, "give --domain ::1"},
 		{[]string{"status", "--search-url", "localhost:8080"}, ExitUsage, "--search-url"},
 		{[]string{"nosuchcommand"}, ExitUsage, "unknown command"},
 	}

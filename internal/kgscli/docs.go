@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 
@@ -27,6 +29,9 @@ func newDocsCmd(o *options) *cobra.Command {
 			}
 			if limit < 1 || limit > 1000 {
 				return usagef("--limit: want 1..1000, got %d", limit)
+			}
+			if err := checkHost(domain); err != nil {
+				return err
 			}
 			page, err := o.crawler().Documents(cmd.Context(), domain, after, limit)
 			if err != nil {
@@ -91,6 +96,9 @@ func newDocsCmd(o *options) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if delDomain != "" {
+				if err := checkHost(delDomain); err != nil {
+					return err
+				}
 				return deleteDomain(cmd.Context(), o, delDomain)
 			}
 			for _, id := range a {
@@ -105,6 +113,25 @@ func newDocsCmd(o *options) *cobra.Command {
 	del.Flags().StringVar(&delDomain, "domain", "", "delete every document of this host, in batches, with progress")
 	cmd.AddCommand(list, get, del)
 	return cmd
+}
+
+// checkHost refuses a --domain that names a port, a scheme or a path:
+// documents are stored under their URL's host name alone, so such a filter
+// would list nothing. It names the host to give instead.
+func checkHost(domain string) error {
+	d := strings.TrimSpace(domain)
+	host := d
+	if u, err := url.Parse(d); err == nil && u.Scheme != "" && u.Host != "" {
+		host = u.Hostname()
+	} else if h, port, err := net.SplitHostPort(d); err == nil && h != "" && port != "" {
+		host = h
+	} else if len(d) > 2 && d[0] == '[' && d[len(d)-1] == ']' {
+		host = d[1 : len(d)-1]
+	}
+	if host != d {
+		return usagef("--domain %q: documents are filtered by host name, without scheme or port: give --domain %s", d, host)
+	}
+	return nil
 }
 
 // nextPageCommand is the command line that lists the next page with the
