@@ -81,7 +81,10 @@ func Main(ctx context.Context, args []string, io IO) int {
 	}
 	code := exitCode(err)
 	msg := err.Error()
-	if code == ExitUsage {
+	var ue *usageError
+	if errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command ") {
+		// A mistake in the command line; a service's 400 (also exit 2) says
+		// itself what to change, and the help would not know.
 		msg += " (see kgs --help)"
 	}
 	fmt.Fprintf(io.Err, "kgs: %s\n", msg)

@@ -370,3 +370,24 @@ func TestDocsListNextPageKeepsTheFilter(t *testing.T) {
 		t.Errorf("quoting: %s", got)
 	}
 }
+
+// TestServiceRefusalIsNotSentToTheHelp: a request the service refuses with a
+// 400 exits 2 with the service's reason, without pointing at kgs --help (which
+// knows nothing of blocklists or crawl limits); a bad flag still does.
+func TestServiceRefusalIsNotSentToTheHelp(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(400)
+		fmt.Fprint(w, `{"title":"invalid request","status":400,"detail":"a.example is on the blocklist","field":"url"}`)
+	}))
+	t.Cleanup(srv.Close)
+	f := &fake{srv: srv}
+	code, _, errs := run(t, f, false, "crawl", "https://a.example/")
+	if code != ExitUsage || !strings.Contains(errs, "a.example is on the blocklist") || strings.Contains(errs, "--help") {
+		t.Errorf("service 400: exit %d %q, want 2 with the reason and no pointer to --help", code, errs)
+	}
+	code, _, errs = run(t, f, false, "crawl", "https://a.example/", "--max-pages", "-1")
+	if code != ExitUsage || !strings.Contains(errs, "(see kgs --help)") {
+		t.Errorf("bad flag: exit %d %q, want 2 pointing at --help", code, errs)
+	}
+}
