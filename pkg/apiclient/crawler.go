@@ -206,9 +206,23 @@ func (c *CrawlerClient) Crawl(ctx context.Context, id string) (*CrawlStatus, err
 
 // Crawls lists the latest jobs, newest first; limit <= 0 takes the crawler's default.
 func (c *CrawlerClient) Crawls(ctx context.Context, limit int) ([]CrawlStatus, error) {
-	path := "/api/v1/crawls"
+	return c.CrawlsWithStatus(ctx, "", limit)
+}
+
+// CrawlsWithStatus lists the latest jobs in one status (queued, running, done,
+// failed or cancelled; "" for every status), newest first; limit <= 0 takes the
+// crawler's default.
+func (c *CrawlerClient) CrawlsWithStatus(ctx context.Context, status string, limit int) ([]CrawlStatus, error) {
+	q := url.Values{}
+	if status != "" {
+		q.Set("status", status)
+	}
 	if limit > 0 {
-		path += "?limit=" + strconv.Itoa(limit)
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	path := "/api/v1/crawls"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
 	}
 	var out struct {
 		Crawls []CrawlStatus `json:"crawls"`

@@ -106,6 +106,24 @@ func (w *Web) reader(h gin.HandlerFunc) gin.HandlerFunc {
 	}
 }
 
+// jsonReader guards a JSON route of a read page as reader guards the page: the
+// same login, but a browser's script (or a program) without it gets a 401 problem
+// document, not a redirect to the login page, and no data.
+func (w *Web) jsonReader(h gin.HandlerFunc) gin.HandlerFunc {
+	if !w.d.PrivateReads || len(w.d.APIKeys) == 0 {
+		return h
+	}
+	return func(c *gin.Context) {
+		if !w.loggedIn(c) {
+			securityHeaders(c)
+			c.Header("Cache-Control", "no-store")
+			problem(c, http.StatusUnauthorized, "", "Log in first (/login): this server requires an API key (KGS_API_KEYS) to read its crawls.")
+			return
+		}
+		h(c)
+	}
+}
+
 // mutating guards a POST that changes something: a valid CSRF token, then a login
 // when keys are configured. It renders the refusal and returns false.
 func (w *Web) mutating(c *gin.Context) bool {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,59 @@ type crawlsView struct {
 	Disabled   string // why crawls cannot be started from here
 	Running    bool   // a listed crawl has not ended: static/app.js refreshes its row
 	At         string // when the list was read, for the page without that script
+	// The list's filter from the URL: one status ("" for all) and how many.
+	Status     string
+	Limit      int
+	Statuses   []string    // the filter's choices
+	ParamError *paramError // a URL parameter the page cannot use: no list is shown
+	ListURL    string      // this list as JSON (GET /crawls.json), for static/app.js
+	PollMS     int64       // how often app.js asks ListURL for new crawls
+}
+
+// The crawls list's URL parameters.
+var (
+	crawlsQuery    = pageQuery{Path: "/crawls", Known: []string{"status", "limit"}}
+	crawlsJSONSpec = httpserver.QuerySpec{Names: []string{"status", "limit"},
+		Instead: map[string]string{"state": "status", "k": "limit", "n": "limit", "size": "limit", "count": "limit", "per_page": "limit"}}
+	crawlStatuses = []string{"queued", "running", "done", "failed", "cancelled"}
+)
+
+// The crawls list shows crawlsLimit crawls unless its URL asks for another
+// number, at most maxCrawlsLimit.
+const crawlsLimit, maxCrawlsLimit = 20, 100
+
+// crawlsFilter reads the list's status and limit; a value the list cannot use is
+// a paramError.
+func crawlsFilter(v url.Values) (status string, limit int, bad *paramError) {
+	status = strings.ToLower(strings.TrimSpace(v.Get("status")))
+	if status == "all" {
+		status = ""
+	}
+	if status != "" && !slices.Contains(crawlStatuses, status) {
+		return "", crawlsLimit, crawlsQuery.bad(v, "status",
+			"status is one of queued, running, done, failed or cancelled; leave it out to list crawls of every status.")
+	}
+	limit, ok := intParam(v, "limit", crawlsLimit, 1, maxCrawlsLimit)
+	if !ok {
+		return status, crawlsLimit, crawlsQuery.bad(v, "limit",
+			fmt.Sprintf("limit is how many crawls to list, a whole number from 1 to %d (%d when left out).", maxCrawlsLimit, crawlsLimit))
+	}
+	return status, limit, nil
+}
+
+// listURL is the JSON list of the crawls shown with this filter.
+func listURL(status string, limit int) string {
+	q := url.Values{}
+	if status != "" {
+		q.Set("status", status)
+	}
+	if limit != crawlsLimit {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if len(q) == 0 {
+		return "/crawls.json"
+	}
+	return "/crawls.json?" + q.Encode()
 }
 
 // crawlFields are the crawl form's controls by request field, with their labels.
@@ -87,11 +141,31 @@ func defaultCrawlForm() crawlForm {
 }
 
 func (w *Web) crawlsPage(c *gin.Context) {
-	w.renderCrawls(c, http.StatusOK, crawlsView{Form: defaultCrawlForm()})
+	view := crawlsView{Form: defaultCrawlForm()}
+	v, bad := crawlsQuery.read(c.Request)
+	if bad == nil {
+		view.Status, view.Limit, bad = crawlsFilter(v)
+	}
+	if bad != nil {
+		view.ParamError, view.Limit = bad, crawlsLimit
+		w.renderCrawls(c, http.StatusBadRequest, view)
+		return
+	}
+	w.renderCrawls(c, http.StatusOK, view)
 }
 
-// renderCrawls lists the latest jobs under the form.
+// renderCrawls lists the latest jobs (of view's filter) under the form; a page
+// with a parameter it cannot use lists none.
 func (w *Web) renderCrawls(c *gin.Context, status int, view crawlsView) {
+	view.Statuses = crawlStatuses
+	if view.Limit == 0 {
+		view.Limit = crawlsLimit
+	}
+	view.ListURL, view.PollMS = listURL(view.Status, view.Limit), w.d.CrawlsPoll.Milliseconds()
+	if view.ParamError != nil {
+		w.render(c, status, "crawls", "Crawls", "crawls", view)
+		return
+	}
 	if w.d.Crawler == nil {
 		view.Disabled = "This search service has no crawler configured."
 		w.render(c, status, "crawls", "Crawls", "crawls", view)
@@ -99,7 +173,7 @@ func (w *Web) renderCrawls(c *gin.Context, status int, view crawlsView) {
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
 	defer cancel()
-	jobs, err := w.d.Crawler.Crawls(ctx, 20)
+	jobs, err := w.d.Crawler.CrawlsWithStatus(ctx, view.Status, view.Limit)
 	if err != nil {
 		w.d.Logger.Warn("web: list crawls", "err", err)
 		view.Disabled = "The crawler cannot be reached right now; try again in a moment."
@@ -361,6 +435,46 @@ func (w *Web) crawlStatus(c *gin.Context) {
 	c.JSON(http.StatusOK, job)
 }
 
+// crawlsJSON answers the crawls list as JSON ({"crawls": [...]}, each the
+// crawler's status of a job, newest first) with the page's filter (status,
+// limit), for static/app.js, which adds crawls started after the page loaded.
+// Its parameters are read strictly; errors are problem documents.
+func (w *Web) crawlsJSON(c *gin.Context) {
+	securityHeaders(c)
+	c.Header("Cache-Control", "no-store")
+	v, err := httpserver.StrictQuery(c.Request, crawlsJSONSpec)
+	var he *httpserver.Error
+	if errors.As(err, &he) {
+		problem(c, he.Status, he.Field, he.Detail)
+		return
+	}
+	status, limit, bad := crawlsFilter(v)
+	if bad != nil {
+		problem(c, http.StatusBadRequest, bad.Name, bad.Accepts)
+		return
+	}
+	if w.d.Crawler == nil {
+		problem(c, http.StatusServiceUnavailable, "", "This search service has no crawler configured.")
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
+	defer cancel()
+	jobs, err := w.d.Crawler.CrawlsWithStatus(ctx, status, limit)
+	if ce, ok := crawlerRefusal(err); ok {
+		problem(c, ce.Status, ce.Field, ce.Detail)
+		return
+	}
+	if err != nil {
+		w.d.Logger.Warn("web: list crawls", "err", err)
+		problem(c, http.StatusServiceUnavailable, "", "The crawler cannot be reached right now; try again in a moment.")
+		return
+	}
+	if jobs == nil {
+		jobs = []apiclient.CrawlStatus{}
+	}
+	c.JSON(http.StatusOK, gin.H{"crawls": jobs})
+}
+
 // problem writes an RFC 9457 problem document.
 func problem(c *gin.Context, status int, field, detail string) {
 	b, _ := json.Marshal(httpserver.Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Field: field})
@@ -371,23 +485,46 @@ type documentsView struct {
 	Deleted     bool           // the page shown after a delete says it happened
 	Removed     *domainRemoval // the page shown after a site's documents were deleted says how many
 	DeleteError *domainDeleteError
+	ParamError  *paramError // a URL parameter the page cannot use: no list is shown
 	Docs        []apiclient.Document
 	Domain      string
 	After       string
+	Limit       int
 	NextAfter   string
 	Disabled    string
 	Back        string
 }
 
-func (w *Web) documentsPage(c *gin.Context) {
-	view := documentsView{Domain: strings.TrimSpace(c.Query("domain")), After: c.Query("after"), Deleted: c.Query("deleted") == "1"}
-	view.Back = c.Request.URL.RequestURI()
-	if len(view.Domain) > 253 {
-		w.fail(c, http.StatusBadRequest, "domain", "The domain is a host name such as docs.python.org.", "/documents")
-		return
+// NextHref is the address of the next page of the list.
+func (v documentsView) NextHref() string {
+	q := url.Values{"after": {v.NextAfter}}
+	if v.Domain != "" {
+		q.Set("domain", v.Domain)
 	}
-	if view.After != "" && !validID.MatchString(view.After) {
-		w.fail(c, http.StatusBadRequest, "after", "after is the id of the last document of the previous page; follow the page's Next link.", "/documents")
+	if v.Limit != docsLimit && v.Limit != 0 {
+		q.Set("limit", strconv.Itoa(v.Limit))
+	}
+	return "/documents?" + q.Encode()
+}
+
+// The documents list's URL parameters; deleted, removed and more are set by the
+// redirects after a deletion.
+var documentsQuery = pageQuery{Path: "/documents", Known: []string{"domain", "after", "limit", "deleted", "removed", "more"}}
+
+// The documents list shows docsLimit documents a page unless its URL asks for
+// another number, at most maxDocsLimit.
+const docsLimit, maxDocsLimit = 50, 200
+
+func (w *Web) documentsPage(c *gin.Context) {
+	v, bad := documentsQuery.read(c.Request)
+	view := documentsView{Domain: strings.TrimSpace(v.Get("domain")), After: v.Get("after"), Deleted: v.Get("deleted") == "1", Limit: docsLimit}
+	view.Back = c.Request.URL.RequestURI()
+	if bad == nil {
+		bad = readDocumentsQuery(v, &view)
+	}
+	if bad != nil {
+		view.ParamError = bad
+		w.render(c, http.StatusBadRequest, "documents", "Documents", "documents", view)
 		return
 	}
 	if w.d.Crawler == nil {
@@ -397,16 +534,63 @@ func (w *Web) documentsPage(c *gin.Context) {
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
 	defer cancel()
-	p, err := w.d.Crawler.Documents(ctx, view.Domain, view.After, 50)
+	p, err := w.d.Crawler.Documents(ctx, view.Domain, view.After, view.Limit)
 	if err != nil {
 		w.dependencyError(c, "crawler", err, "/documents")
 		return
 	}
 	view.Docs, view.NextAfter = p.Documents, p.NextAfter
-	if view.Removed = removalNotice(c, view.Domain); view.Removed != nil && view.Removed.More {
+	if view.Removed = removalNotice(v, view.Domain); view.Removed != nil && view.Removed.More {
 		view.Removed.Left = left(view)
 	}
 	w.render(c, http.StatusOK, "documents", "Documents", "documents", view)
+}
+
+// readDocumentsQuery checks the documents list's parameters into view (the
+// domain lower-cased); the first it cannot use is returned.
+func readDocumentsQuery(v url.Values, view *documentsView) *paramError {
+	domain, host, ok := hostParam(view.Domain)
+	if !ok {
+		e := documentsQuery.bad(v, "domain", "domain is a host name such as docs.python.org: no scheme (https://), port, path or spaces; write an internationalised name in its xn-- form.")
+		if host != "" {
+			e.Instead, e.InsteadText = documentsQuery.with(v, "domain", host), "list the documents of "+host
+		}
+		return e
+	}
+	view.Domain = domain
+	if view.After != "" && !isDocumentID(view.After) {
+		return documentsQuery.bad(v, "after", "after is the id of the last document of the previous page (32 hexadecimal digits); follow the page's Next page link instead.")
+	}
+	var n bool
+	if view.Limit, n = intParam(v, "limit", docsLimit, 1, maxDocsLimit); !n {
+		return documentsQuery.bad(v, "limit", fmt.Sprintf("limit is how many documents to list on a page, a whole number from 1 to %d (%d when left out).", maxDocsLimit, docsLimit))
+	}
+	if d, ok := v["deleted"]; ok && d[0] != "1" {
+		return documentsQuery.bad(v, "deleted", "deleted=1 is what the page adds after deleting a document, to say so; it takes no other value.")
+	}
+	if r, ok := v["removed"]; ok {
+		if n, err := strconv.Atoi(r[0]); err != nil || n < 0 || n > 1_000_000_000 || view.Domain == "" {
+			return documentsQuery.bad(v, "removed", "removed is the count of documents deleted, a whole number, with the domain they were deleted from; the page adds it after deleting a site's documents.")
+		}
+	}
+	if m, ok := v["more"]; ok && (m[0] != "1" || !v.Has("removed")) {
+		return documentsQuery.bad(v, "more", "more=1 goes with removed, when a site's documents were not all deleted; it takes no other value.")
+	}
+	return nil
+}
+
+// isDocumentID reports whether s has the shape of a document id: 32 lower-case
+// hexadecimal digits (the crawler's ids).
+func isDocumentID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *Web) deleteDocument(c *gin.Context) {

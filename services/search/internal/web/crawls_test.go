@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,56 @@ type fakeCrawler struct {
 	sites       map[string]int
 	batch       int
 	domainCalls []string
+	// added are crawls started after the page loaded (newest last): the list
+	// shows them first. listQueries records the list calls' query strings.
+	added       []map[string]any
+	listQueries []string
+}
+
+// listCrawls answers GET /api/v1/crawls as the crawler does: newest first, of
+// one status when asked, at most limit (1..1000, default 50); another
+// parameter or value is a 400.
+func (f *fakeCrawler) listCrawls(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f.mu.Lock()
+	f.listQueries = append(f.listQueries, r.URL.RawQuery)
+	jobs := make([]map[string]any, 0, len(f.added)+2)
+	for i := len(f.added) - 1; i >= 0; i-- {
+		jobs = append(jobs, f.added[i])
+	}
+	f.mu.Unlock()
+	jobs = append(jobs, fakeJob("running"), shellJob())
+	limit, err := strconv.Atoi(q.Get("limit"))
+	if q.Get("limit") == "" {
+		limit, err = 50, nil
+	}
+	status := q.Get("status")
+	for k := range q {
+		if k != "status" && k != "limit" {
+			err = fmt.Errorf("unknown parameter %s", k)
+		}
+	}
+	if err != nil || limit < 1 || limit > 1000 || !slices.Contains([]string{"", "queued", "running", "done", "failed", "cancelled"}, status) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"title":"invalid request","status":400,"detail":"bad list parameters"}`))
+		return
+	}
+	out := []any{}
+	for _, j := range jobs {
+		if (status == "" || j["status"] == status) && len(out) < limit {
+			out = append(out, j)
+		}
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"crawls": out})
+}
+
+// addCrawl makes a crawl started after the page loaded: the list shows it first.
+func (f *fakeCrawler) addCrawl(id, status, startURL string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.added = append(f.added, map[string]any{"id": id, "status": status, "url": startURL, "spec": map[string]any{"url": startURL, "max_pages": 10},
+		"counters": map[string]any{"stored": 1, "failed": 0, "chunks": 4}, "created_at": "2026-11-24T20:00:00Z", "warnings": []string{}})
 }
 
 // fakeJob is testJobID's status as the crawler answers it.
@@ -121,9 +172,7 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 		w.WriteHeader(http.StatusAccepted)
 		_ = json.NewEncoder(w).Encode(job("queued"))
 	})
-	mux.HandleFunc("GET /api/v1/crawls", func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]any{"crawls": []any{job("running"), shellJob()}})
-	})
+	mux.HandleFunc("GET /api/v1/crawls", f.listCrawls)
 	mux.HandleFunc("GET /api/v1/crawls/{id}", func(w http.ResponseWriter, r *http.Request) {
 		switch r.PathValue("id") {
 		case testJobID:
@@ -373,7 +422,7 @@ func TestCrawlPagesBadInputAndEscaping(t *testing.T) {
 		t.Errorf("documents page: %d, or the title was not escaped", status)
 	}
 	if status, body := get(t, c, r.srv.URL+"/documents?after=%27%20OR%201"); status != http.StatusBadRequest ||
-		!strings.Contains(body, `data-field="after"`) || strings.Contains(body, `data-field="domain"`) {
+		!strings.Contains(body, `data-param="after"`) || strings.Contains(body, `data-param="domain"`) {
 		t.Errorf("bad after: %d, want 400 naming the field after (not domain)", status)
 	}
 	// The event stream is relayed as it comes.
@@ -535,7 +584,7 @@ func TestCrawlsListLiveHooks(t *testing.T) {
 		t.Errorf("the row of a crawl with a warning does not show it")
 	}
 	if !regexp.MustCompile(`<p id="jobs-live" class="hint" role="status">Counts as of \d\d:\d\d:\d\d UTC; reload the page for newer numbers.</p>`).MatchString(body) ||
-		!strings.Contains(body, `<table class="jobs" id="jobs" data-poll-ms="2000">`) {
+		!strings.Contains(body, `<table class="jobs" id="jobs" data-poll-ms="2000" data-list-url="/crawls.json" data-list-poll-ms="5000">`) {
 		t.Errorf("the list lacks its note for the page without script, or the table's hooks")
 	}
 	if strings.Contains(strings.ToLower(body), "http-equiv") {

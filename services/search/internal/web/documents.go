@@ -59,18 +59,15 @@ type crawlRef struct{ ID, URL, Status string }
 // conflictJob finds the job id in the crawler's 409 detail ("crawl <id> covers …").
 var conflictJob = regexp.MustCompile(`\bcrawl ([A-Za-z0-9_-]{1,64}) covers\b`)
 
-// removalNotice reads the notice of a finished site deletion from the page's query
-// (removed=N, more=1, domain=HOST); nil when there is none or it is malformed.
-func removalNotice(c *gin.Context, domain string) *domainRemoval {
-	raw, ok := c.GetQuery("removed")
-	if !ok || domain == "" {
+// removalNotice reads the notice of a finished site deletion from the page's
+// query (removed=N, more=1, domain=HOST, checked by readDocumentsQuery); nil when
+// there is none.
+func removalNotice(v url.Values, domain string) *domainRemoval {
+	n, err := strconv.Atoi(v.Get("removed"))
+	if !v.Has("removed") || err != nil || domain == "" {
 		return nil
 	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 || n > 1_000_000_000 {
-		return nil
-	}
-	return &domainRemoval{Domain: domain, N: n, More: c.Query("more") == "1"}
+	return &domainRemoval{Domain: domain, N: n, More: v.Get("more") == "1"}
 }
 
 // left says what the listed page tells of the documents still there.

@@ -37,10 +37,11 @@ func TestDeleteDomainButton(t *testing.T) {
 			t.Errorf("the delete-all form lacks %s", want)
 		}
 	}
-	// The host is escaped wherever the page repeats it.
-	_, page = get(t, c, r.srv.URL+"/documents?domain="+url.QueryEscape(`<b>x"y`))
-	if strings.Contains(page, `<b>x`) || !strings.Contains(page, "Delete all documents of &lt;b&gt;x&#34;y</button>") {
-		t.Errorf("the host reached the page unescaped, or the button is missing")
+	// A domain that is no host name is refused, escaped wherever the page repeats it.
+	status, page := get(t, c, r.srv.URL+"/documents?domain="+url.QueryEscape(`<b>x"y`))
+	if status != http.StatusBadRequest || strings.Contains(page, `<b>x`) || !strings.Contains(page, `value="&lt;b&gt;x&#34;y"`) ||
+		strings.Contains(page, `id="delete-domain"`) {
+		t.Errorf("the bad host reached the page unescaped, or was used: %d", status)
 	}
 
 	// With keys, a browser without a login sees no such form.
@@ -100,9 +101,10 @@ func TestDeleteDomainDeletesEveryBatch(t *testing.T) {
 	if _, page = get(t, c, r.srv.URL+resp.Header.Get("Location")); !strings.Contains(page, "site.test had no stored documents; nothing was deleted.") {
 		t.Errorf("deleting a host without documents: %q", resp.Header.Get("Location"))
 	}
-	// A notice in a hand-made address that is not a count is ignored.
-	if _, page = get(t, c, r.srv.URL+"/documents?domain=site.test&removed=lots"); strings.Contains(page, `id="domain-deleted"`) {
-		t.Error("removed=lots shows a notice")
+	// A notice in a hand-made address that is not a count is refused, not shown.
+	if status, page := get(t, c, r.srv.URL+"/documents?domain=site.test&removed=lots"); status != http.StatusBadRequest ||
+		strings.Contains(page, `id="domain-deleted"`) || !strings.Contains(page, `data-param="removed"`) {
+		t.Errorf("removed=lots: %d, a notice or no error naming removed", status)
 	}
 }
 
@@ -137,7 +139,7 @@ func TestDeleteDomainTimeBound(t *testing.T) {
 		t.Errorf("crawler calls %q, want one per POST", got)
 	}
 	// A later page of the list knows nothing of the first: no count is claimed.
-	if _, page = get(t, c, r.srv.URL+"/documents?domain=site.test&removed=3&more=1&after=abc"); !strings.Contains(page, "so far; more remain.") {
+	if _, page = get(t, c, r.srv.URL+"/documents?domain=site.test&removed=3&more=1&after=0123456789abcdef0123456789abcdee"); !strings.Contains(page, "so far; more remain.") {
 		t.Error("a later page of the list claims a count of what remains")
 	}
 }

@@ -1,6 +1,9 @@
 package web
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // FakeSite serves the pages with this package's test fakes (search answers,
 // graph, crawler) and returns its address: the browser tests of layout, keyboard
@@ -31,5 +34,19 @@ func FakeSiteFinishing(t testing.TB, after int) (site string, reads func() int) 
 		r.crawler.mu.Lock()
 		defer r.crawler.mu.Unlock()
 		return r.crawler.reads
+	}
+}
+
+// FakeSiteAddingCrawls is FakeSite whose crawls list asks for new crawls every
+// poll; add makes the crawler list a crawl started after the page loaded (first,
+// newest first), lists tells how many times the crawler was asked for the list.
+func FakeSiteAddingCrawls(t testing.TB, poll time.Duration) (site string, add func(id, status, startURL string), lists func() int) {
+	t.Helper()
+	r := newRig(t, nil)
+	r.web.d.CrawlsPoll = poll
+	return r.srv.URL, r.crawler.addCrawl, func() int {
+		r.crawler.mu.Lock()
+		defer r.crawler.mu.Unlock()
+		return len(r.crawler.listQueries)
 	}
 }

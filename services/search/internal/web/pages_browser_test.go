@@ -116,6 +116,7 @@ func TestBrowserPages(t *testing.T) {
 	s.errorLinkFocusesTheField(t, site)
 	s.crawlProgress(t, site)
 	s.crawlsListLive(t)
+	s.crawlsListNew(t)
 	s.deleteFakeSite(t, site)
 }
 
@@ -269,6 +270,75 @@ func (s *stack) crawlsListLive(t *testing.T) {
 		t.Errorf("without JavaScript the list says %q", got)
 	}
 	s.scripts(true)
+}
+
+// crawlsListNew opens the crawls list and starts crawls behind its back (as the
+// CLI or another tab would): each appears at the top once, without a reload, and
+// is announced in a polite live region; a hidden tab asks nothing until shown
+// again; a filtered list adds only crawls of its status; without JavaScript a
+// reload shows them.
+func (s *stack) crawlsListNew(t *testing.T) {
+	const poll = 400 * time.Millisecond
+	site, add, lists := web.FakeSiteAddingCrawls(t, poll)
+	const first, second = "aaaaaaaa-0000-4000-8000-000000000001", "aaaaaaaa-0000-4000-8000-000000000002"
+	ids := `[...document.querySelectorAll('#jobs tbody tr')].map(tr => tr.dataset.job)`
+	s.do(chromedp.Navigate(site + "/crawls"))
+	s.until(`document.getElementById('jobs').dataset.list === 'on'`, 30*time.Second)
+	if got := eval[[]string](s, ids); len(got) != 2 {
+		t.Fatalf("the list starts with %q, want the 2 crawls of the fake", got)
+	}
+	add(first, "queued", "http://new.test/<i>a</i>")
+	s.until(`document.querySelector('tr[data-job="`+first+`"]') !== null`, 30*time.Second)
+	got := eval[[]string](s, `(() => { const tr = document.querySelector('#jobs tbody tr'), live = document.getElementById('jobs-new');
+	  return [tr.dataset.job, tr.querySelector('a').textContent, String(tr.querySelectorAll('i').length), tr.querySelector('[data-k=status]').textContent,
+	    live.textContent, live.getAttribute('role'), live.getAttribute('aria-live')]; })()`)
+	if strings.Join(got, "|") != first+"|http://new.test/<i>a</i>|0|queued|1 new crawl|status|polite" {
+		t.Errorf("the new crawl's row and announcement: %q", got)
+	}
+	// More polls add nothing twice.
+	for n := lists(); lists() < n+3; {
+		time.Sleep(poll / 2)
+	}
+	if got := eval[[]string](s, ids); strings.Count(strings.Join(got, " "), first) != 1 || len(got) != 3 {
+		t.Errorf("after more polls the list holds %q", got)
+	}
+	for _, problem := range eval[[]string](s, audit) {
+		t.Errorf("the crawls list with a new crawl: %s", problem)
+	}
+	// A hidden tab asks nothing; shown again, it catches up.
+	eval[bool](s, `(Object.defineProperty(document, 'hidden', {configurable: true, get: () => true}), document.dispatchEvent(new Event('visibilitychange')), true)`)
+	time.Sleep(2 * poll) // a request under way when the tab was hidden arrives
+	n := lists()
+	add(second, "running", "http://second.test/")
+	time.Sleep(6 * poll)
+	if lists() != n || eval[bool](s, `document.querySelector('tr[data-job="`+second+`"]') !== null`) {
+		t.Errorf("a hidden tab asked the list %d more times, or showed the new crawl", lists()-n)
+	}
+	eval[bool](s, `(Object.defineProperty(document, 'hidden', {configurable: true, get: () => false}), document.dispatchEvent(new Event('visibilitychange')), true)`)
+	s.until(`document.querySelector('tr[data-job="`+second+`"]') !== null`, 30*time.Second)
+	if got := eval[[]string](s, ids); len(got) != 4 || got[0] != second || got[1] != first {
+		t.Errorf("after the tab was shown again the list holds %q, want the second new crawl first", got)
+	}
+	if got := eval[string](s, `document.getElementById('jobs-new').textContent`); got != "2 new crawls" {
+		t.Errorf("the live region says %q, want 2 new crawls", got)
+	}
+	// The list of done crawls adds a done crawl, never a running one.
+	s.do(chromedp.Navigate(site + "/crawls?status=done"))
+	s.until(`document.getElementById('jobs').dataset.list === 'on'`, 30*time.Second)
+	add("aaaaaaaa-0000-4000-8000-000000000003", "running", "http://third.test/")
+	add("aaaaaaaa-0000-4000-8000-000000000004", "done", "http://fourth.test/")
+	s.until(`document.querySelector('tr[data-job="aaaaaaaa-0000-4000-8000-000000000004"]') !== null`, 30*time.Second)
+	if got := eval[[]string](s, ids); strings.Join(got, " ") != "aaaaaaaa-0000-4000-8000-000000000004 "+web.FakeShellJobID {
+		t.Errorf("the list of done crawls holds %q", got)
+	}
+	// Without JavaScript nothing polls; a reload lists the new crawls.
+	s.scripts(false)
+	defer s.scripts(true)
+	s.do(chromedp.Navigate(site + "/crawls"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	if got := eval[[]string](s, ids); len(got) != 6 || got[0] != "aaaaaaaa-0000-4000-8000-000000000004" {
+		t.Errorf("without JavaScript the reloaded list holds %q, want the 4 new crawls first", got)
+	}
 }
 
 // scripts switches the page's JavaScript on or off (for the pages without it).

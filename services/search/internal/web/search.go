@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -45,7 +46,19 @@ var fieldNames = map[string]struct{ Label, ID string }{
 	"w_bm25": {"BM25 weight", "w_bm25"}, "w_recency": {"recency weight", "w_recency"}, "w_title": {"title weight", "w_title"},
 	"fusion": {"Fusion", "fusion"}, "mmr": {"MMR λ", "lambda"}, "expand": {"Expand", "expand"},
 	"k": {"Results per page", "k"}, "offset": {"Result page (offset in the address)", ""},
+	"lambda": {"MMR λ", "lambda"}, "tag": {"Tags", "tags"}, "x": {"x (the address's mark of a sent form)", ""},
 }
+
+// searchQuery is what the search page reads from its URL: the API's search
+// parameters (an API query string opens as a page), the sliders, the MMR λ and
+// x=1, the mark of a sent form. Others (utm_source, ...) are ignored.
+var searchQuery = pageQuery{Path: "/", Known: []string{"q", "k", "offset", "tags", "tag", "domain", "published_after", "published_before",
+	"weights", "w_vector", "w_graph", "w_bm25", "w_recency", "w_title", "fusion", "mmr", "lambda", "expand", "x"}, Lists: []string{"tags", "tag"}}
+
+// withoutParams are the URL parameters a link "without" a field drops: the
+// sliders make the weights, the λ and the checkbox make mmr.
+var withoutParams = map[string][]string{"weights": {"weights", "w_vector", "w_graph", "w_bm25", "w_recency", "w_title"},
+	"mmr": {"mmr", "lambda"}, "lambda": {"mmr", "lambda"}, "tags": {"tags", "tag"}, "tag": {"tags", "tag"}}
 
 // inOptions are the controls inside the folded "Filters and ranking" panel, which
 // opens when one of them needs fixing.
@@ -70,11 +83,14 @@ type searchView struct {
 	ErrorField  string // id of the control to fix ("" when none)
 	ErrorLabel  string // the control's label, as the message names it
 	OpenOptions bool   // the options panel is open: something in it is set or needs fixing
+	Without     string // the page's address without the parameter at fault ("" when it is the search words)
+	WithoutName string // that parameter, as the link names it
 	Degraded    []string
 	NextPage    string
 	PrevPage    string // the page before, when this one does not start at the first result
 	Offset      int
 	Suggestions []linkView
+	v           url.Values // the page's parameters, for the link without the one at fault
 }
 
 type sliderView struct {
@@ -143,24 +159,16 @@ func readForm(v url.Values) (form, url.Values, *fieldError) {
 	if s := v.Get("k"); s != "" {
 		f.K = s
 	}
+	sliders, parts, bad := readSliders(v)
 	if s := v.Get("weights"); s != "" {
 		out.Set("weights", s)
 		if w, err := ranker.ParseWeights(s); err == nil {
 			f.Weights = [5]float64{w[ranker.Vector], w[ranker.Graph], w[ranker.BM25], w[ranker.Recency], w[ranker.Title]}
 		}
 	} else {
-		var parts []string
-		for i, s := range signalNames {
-			if raw := v.Get("w_" + s.Key); raw != "" {
-				x, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
-				if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
-					if bad == nil {
-						bad = &fieldError{Field: "w_" + s.Key, Message: fmt.Sprintf("%q is not a number from 0 to 1; move the %s slider (0 turns the signal off).", clip(raw, 40), s.Label)}
-					}
-					continue
-				}
+		for i, x := range sliders {
+			if x >= 0 {
 				f.Weights[i] = x
-				parts = append(parts, s.Key+":"+raw)
 			}
 		}
 		if len(parts) > 0 {
@@ -168,9 +176,15 @@ func readForm(v url.Values) (form, url.Values, *fieldError) {
 		}
 	}
 	submitted := v.Get("x") == "1"
+	if s, ok := v["x"]; ok && s[0] != "1" && bad == nil {
+		bad = &fieldError{Field: "x", Message: fmt.Sprintf("x=%s: x=1 marks a search sent from the form and takes no other value; leave it out.", strconv.Quote(clip(s[0], 40)))}
+	}
 	if s := v.Get("lambda"); s != "" {
-		if x, err := strconv.ParseFloat(s, 64); err == nil {
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err == nil && !math.IsNaN(x) && x >= 0 && x <= 1 {
 			f.Lambda = x
+		} else if bad == nil {
+			bad = &fieldError{Field: "lambda", Message: fmt.Sprintf("%q is not a number from 0 to 1; move the MMR λ slider (1 ranks by relevance only).", clip(s, 40))}
 		}
 	}
 	switch m := v.Get("mmr"); {
@@ -198,6 +212,31 @@ func readForm(v url.Values) (form, url.Values, *fieldError) {
 	return f, out, bad
 }
 
+// readSliders reads the sliders w_vector ... w_title in signalNames order (-1
+// where absent) and the API's weights they make ("vector:0.4", ...); the first
+// that is not a number from 0 to 1 is the error.
+func readSliders(v url.Values) ([5]float64, []string, *fieldError) {
+	xs := [5]float64{-1, -1, -1, -1, -1}
+	var parts []string
+	var bad *fieldError
+	for i, s := range signalNames {
+		raw := v.Get("w_" + s.Key)
+		if raw == "" {
+			continue
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+		if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
+			if bad == nil {
+				bad = &fieldError{Field: "w_" + s.Key, Message: fmt.Sprintf("%q is not a number from 0 to 1; move the %s slider (0 turns the signal off).", clip(raw, 40), s.Label)}
+			}
+			continue
+		}
+		xs[i] = x
+		parts = append(parts, s.Key+":"+raw)
+	}
+	return xs, parts, bad
+}
+
 // showError puts a field error on the page: its message, the control's label and
 // id, and the options panel opened when the control is in it.
 func (view *searchView) showError(field, msg string) {
@@ -209,6 +248,23 @@ func (view *searchView) showError(field, msg string) {
 	}
 	if inOptions[view.ErrorField] {
 		view.OpenOptions = true
+	}
+	view.Without, view.WithoutName = "", ""
+	if field != "" && field != "q" && view.v != nil {
+		drop := withoutParams[field]
+		if drop == nil {
+			drop = []string{field}
+		}
+		rest := url.Values{}
+		for k, vs := range view.v {
+			if !slices.Contains(drop, k) {
+				rest[k] = vs
+			}
+		}
+		view.Without, view.WithoutName = "/", field
+		if len(rest) > 0 {
+			view.Without = "/?" + rest.Encode()
+		}
 	}
 	for i := range view.Signals {
 		view.Signals[i].Invalid = field == "weights" || field == "w_"+view.Signals[i].Key
@@ -225,14 +281,28 @@ func (w *Web) searchPage(c *gin.Context) {
 		w.render(c, http.StatusBadRequest, "search", "Search: bad address", "search", view)
 		return
 	}
+	v, pe := searchQuery.filter(v)
 	f, fields, bad := readForm(v)
-	view := &searchView{Form: f}
+	if pe != nil {
+		bad = &fieldError{Field: pe.Name, Message: pe.Problem + " " + pe.Accepts}
+	}
+	view := &searchView{Form: f, v: v}
 	view.OpenOptions = f.Tags != "" || f.Domain != "" || f.After != "" || f.Before != "" || f.MMR || !f.Expand ||
 		f.Fusion != "weighted" || f.K != strconv.Itoa(pipeline.DefaultK)
 	for i, s := range signalNames {
 		view.Signals = append(view.Signals, sliderView{Key: s.Key, Label: s.Label, Value: f.Weights[i]})
 	}
 	if _, asked := v["q"]; !asked {
+		// The start page with options in its address (a bookmark, a shared link):
+		// one it cannot use is said, as on a search.
+		if bad == nil {
+			bad = optionsError(fields)
+		}
+		if bad != nil {
+			view.showError(bad.Field, bad.Message)
+			w.render(c, http.StatusBadRequest, "search", "Search", "search", view)
+			return
+		}
 		w.render(c, http.StatusOK, "search", "Search", "search", view)
 		return
 	}
@@ -266,6 +336,25 @@ func (w *Web) searchPage(c *gin.Context) {
 	}
 	w.fillResults(c.Request.Context(), view, req, resp, fields)
 	w.render(c, http.StatusOK, "search", title, "search", view)
+}
+
+// optionsError checks the search options of a URL without search words as a
+// search would: the first it cannot use, or nil.
+func optionsError(fields url.Values) *fieldError {
+	if len(fields) == 0 {
+		return nil
+	}
+	probe := url.Values{}
+	for k, vs := range fields {
+		probe[k] = vs
+	}
+	probe.Set("q", "x")
+	_, err := api.RequestFromQuery(probe)
+	var he *httpserver.Error
+	if errors.As(err, &he) && he.Field != "q" {
+		return &fieldError{Field: he.Field, Message: pageMessage(he.Field, he.Detail)}
+	}
+	return nil
 }
 
 // pageMessage is the API's message, reworded where it speaks of the address

@@ -72,6 +72,7 @@ type Crawler interface {
 	Start(ctx context.Context, spec apiclient.CrawlSpec) (*apiclient.CrawlStatus, error)
 	Crawl(ctx context.Context, id string) (*apiclient.CrawlStatus, error)
 	Crawls(ctx context.Context, limit int) ([]apiclient.CrawlStatus, error)
+	CrawlsWithStatus(ctx context.Context, status string, limit int) ([]apiclient.CrawlStatus, error)
 	Cancel(ctx context.Context, id string) (*apiclient.CrawlStatus, error)
 	EventStream(ctx context.Context, id string) (io.ReadCloser, error)
 	Documents(ctx context.Context, domain, after string, limit int) (*apiclient.DocumentPage, error)
@@ -96,6 +97,9 @@ type Deps struct {
 	Logger       *slog.Logger
 	// Timeout bounds the kg and crawler calls of one page; default 5s.
 	Timeout time.Duration
+	// CrawlsPoll is how often the crawls list asks this server for crawls started
+	// after it loaded (GET /crawls.json); default 5s.
+	CrawlsPoll time.Duration
 	// DeleteBudget bounds one POST of the delete-a-site form: no batch of the
 	// crawler's DELETE /api/v1/documents?domain= starts that would end after it (the
 	// last one's time is the estimate); the page then offers the next batches.
@@ -119,6 +123,9 @@ func New(d Deps) (*Web, error) {
 	}
 	if d.Timeout <= 0 {
 		d.Timeout = 5 * time.Second
+	}
+	if d.CrawlsPoll <= 0 {
+		d.CrawlsPoll = 5 * time.Second
 	}
 	if d.DeleteBudget <= 0 {
 		d.DeleteBudget = 10 * time.Second
@@ -148,6 +155,7 @@ func (w *Web) Register(e *gin.Engine) {
 	e.GET("/", w.reader(w.searchPage))
 	e.GET("/entities/:id", w.reader(w.entityPage))
 	e.GET("/crawls", w.reader(w.crawlsPage))
+	e.GET("/crawls.json", w.jsonReader(w.crawlsJSON))
 	e.POST("/crawls", w.startCrawl)
 	e.GET("/crawls/:id", w.reader(w.crawlPage))
 	e.GET("/crawls/:id/events", w.reader(w.crawlEvents))

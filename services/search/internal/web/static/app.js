@@ -74,15 +74,20 @@
 
   // The crawls list: the rows of crawls that have not ended are refreshed from
   // this server's /crawls/{id}/status every few seconds while the page is open,
-  // until none is left running. Without this script the list keeps the counts
-  // of its loading, and says so.
+  // until none is left running. Crawls started after the page loaded (from the
+  // CLI, the API or another tab) are added at the top from /crawls.json, with the
+  // list's filter, and announced in a polite live region. A tab in the background
+  // asks nothing. Without this script the list keeps the rows and counts of its
+  // loading, and says so; a reload shows the new crawls.
   var jobs = document.getElementById('jobs');
-  if (jobs) followRows(jobs);
+  if (jobs) addNewRows(jobs, followRows(jobs));
 
+  // followRows refreshes the running rows; it returns a function that starts it
+  // again when rows were added.
   function followRows(table) {
     var every = Number(table.getAttribute('data-poll-ms')) || 2000;
     var note = document.getElementById('jobs-live');
-    var failures = 0;
+    var failures = 0, active = false;
     var running = function () {
       return Array.prototype.filter.call(table.querySelectorAll('tr[data-job]'), function (tr) {
         return !terminal(tr.getAttribute('data-status')) && !tr.hasAttribute('data-gone');
@@ -113,16 +118,119 @@
       var rows = running();
       if (document.hidden) { setTimeout(tick, every); return; } // a tab in the background asks nothing
       Promise.all(rows.map(read)).then(function () { failures = 0; }, function () { failures++; }).then(function () {
-        if (!running().length) { table.setAttribute('data-live', 'off'); return; }
+        if (!running().length) { active = false; table.setAttribute('data-live', 'off'); return; }
         if (failures < 5) { setTimeout(tick, every); return; }
+        active = false;
         table.setAttribute('data-live', 'off');
         if (note) note.textContent = 'Live updates stopped: the server did not answer. Reload the page for the latest numbers.';
       });
     };
-    if (!running().length) return;
-    table.setAttribute('data-live', 'on');
-    if (note) note.textContent = 'Running crawls update every few seconds while this page is open.';
-    setTimeout(tick, every);
+    var start = function () {
+      if (active || !running().length) return;
+      active = true;
+      failures = 0;
+      table.setAttribute('data-live', 'on');
+      if (note) note.textContent = 'Running crawls update every few seconds while this page is open.';
+      setTimeout(tick, every);
+    };
+    start();
+    return start;
+  }
+
+  // addNewRows asks the list's JSON (data-list-url) every data-list-poll-ms for
+  // crawls it does not show, and puts them at the top, newest first.
+  function addNewRows(table, wake) {
+    var url = table.getAttribute('data-list-url');
+    var every = Number(table.getAttribute('data-list-poll-ms')) || 5000;
+    var body = table.tBodies[0];
+    var say = document.getElementById('jobs-new');
+    var empty = document.getElementById('jobs-empty');
+    var failures = 0, timer = 0, busy = false, added = 0;
+    if (!url || !body) return;
+    var shown = function () {
+      var ids = {};
+      Array.prototype.forEach.call(body.rows, function (tr) { ids[tr.getAttribute('data-job')] = true; });
+      return ids;
+    };
+    var td = function (k, text, cls) {
+      var el = document.createElement('td');
+      el.setAttribute('data-k', k);
+      if (cls) el.className = cls;
+      el.textContent = text;
+      return el;
+    };
+    var row = function (st) {
+      var c = st.counters || {};
+      var tr = document.createElement('tr');
+      tr.setAttribute('data-job', st.id);
+      tr.setAttribute('data-status', st.status);
+      tr.setAttribute('data-status-url', '/crawls/' + encodeURIComponent(st.id) + '/status');
+      tr.setAttribute('data-new', '1');
+      var first = document.createElement('td');
+      var a = document.createElement('a');
+      a.href = '/crawls/' + encodeURIComponent(st.id);
+      a.textContent = st.url;
+      var warn = document.createElement('div');
+      warn.className = 'jwarn';
+      warn.setAttribute('data-k', 'warn');
+      warn.hidden = !(st.warnings && st.warnings.length);
+      var sign = document.createElement('span');
+      sign.setAttribute('aria-hidden', 'true');
+      sign.textContent = '\u26a0';
+      warn.append(sign, ' has a warning: open the crawl');
+      first.append(a, warn);
+      var status = document.createElement('td');
+      var span = document.createElement('span');
+      span.className = 'status st-' + st.status;
+      span.setAttribute('data-k', 'status');
+      span.textContent = st.status;
+      status.append(span);
+      var created = new Date(st.created_at);
+      tr.append(first, status, td('stored', String(c.stored || 0)), td('failed', String(c.failed || 0), 'opt'),
+        td('chunks', String(c.chunks || 0), 'opt'), td('created', isNaN(created) ? '' : created.toISOString().slice(0, 16).replace('T', ' ')));
+      return tr;
+    };
+    var add = function (list) {
+      var ids = shown();
+      var fresh = (list.crawls || []).filter(function (st) {
+        if (!st || !st.id || ids[st.id]) return false;
+        ids[st.id] = true;
+        return true;
+      });
+      for (var i = fresh.length - 1; i >= 0; i--) body.insertBefore(row(fresh[i]), body.firstChild);
+      if (!fresh.length) return;
+      added += fresh.length;
+      table.hidden = false;
+      if (empty) empty.hidden = true;
+      if (say) say.textContent = added === 1 ? '1 new crawl' : added + ' new crawls';
+      wake();
+    };
+    var schedule = function () {
+      if (!timer && !busy && !document.hidden && table.getAttribute('data-list') === 'on') timer = setTimeout(poll, every);
+    };
+    var poll = function () {
+      timer = 0;
+      if (document.hidden) return; // visibilitychange asks again when the tab is shown
+      busy = true;
+      fetch(url, { headers: { Accept: 'application/json' } }).then(function (r) {
+        if (!r.ok) throw new Error('status ' + r.status);
+        return r.json();
+      }).then(function (list) { failures = 0; add(list); }, function () { failures++; }).then(function () {
+        busy = false;
+        if (failures >= 5) {
+          table.setAttribute('data-list', 'off');
+          if (say) say.textContent = 'New crawls are no longer looked for: the server did not answer. Reload the page to see them.';
+          return;
+        }
+        schedule();
+      });
+    };
+    document.addEventListener('visibilitychange', function () {
+      if (!document.hidden) { schedule(); return; }
+      if (timer) { clearTimeout(timer); timer = 0; }
+    });
+    table.setAttribute('data-list', 'on');
+    schedule();
   }
 
   // Live crawl counters from the crawl's server-sent events (relayed by this server).
