@@ -22,6 +22,12 @@ query=${KGS_RUN_QUERY:-how do I read a file line by line}
 
 step() { printf '\n== %s\n' "$*"; }
 
+# With KGS_API_KEYS the services answer /api/ only with a key: use the first one.
+auth=()
+if [[ -n ${KGS_API_KEYS:-} ]]; then
+	auth=(-H "Authorization: Bearer ${KGS_API_KEYS%%,*}")
+fi
+
 step "stack: MariaDB 11.8, Neo4j 5.26, embedding model (first run downloads them)"
 deploy/local/stack.sh up
 
@@ -39,13 +45,13 @@ step "crawl: $start_url (max_pages $max_pages, depth $depth)"
 # Generated navigation (indexes, search page, page sources) is not content.
 exclude='["/_sources/","/_static/","/genindex","/search\\.html","/py-modindex","/contents\\.html"]'
 body=$(printf '{"url":"%s","max_pages":%d,"max_depth":%d,"tags":["python-docs"],"exclude":%s}' "$start_url" "$max_pages" "$depth" "$exclude")
-job=$(curl -fsS -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
+job=$(curl -fsS "${auth[@]}" -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
 id=$(printf '%s' "$job" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 echo "job $id"
 status=""
 deadline=$((SECONDS + ${KGS_RUN_TIMEOUT:-1800}))
 while :; do
-	st=$(curl -fsS "$crawler/api/v1/crawls/$id")
+	st=$(curl -fsS "${auth[@]}" "$crawler/api/v1/crawls/$id")
 	line=$(printf '%s' "$st" | python3 -c '
 import json,sys
 j=json.load(sys.stdin); c=j.get("counters",{})
@@ -63,13 +69,13 @@ done
 
 step "index: waiting for the search index and the graph to catch up"
 for _ in $(seq 1 120); do
-	lag=$(curl -fsS "$search/api/v1/status" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("index_lag", 1))' 2>/dev/null || echo 1)
+	lag=$(curl -fsS "${auth[@]}" "$search/api/v1/status" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("index_lag", 1))' 2>/dev/null || echo 1)
 	[[ $lag == 0 ]] && break
 	sleep 1
 done
 
 step "search: \"$query\" (TOON)"
-curl -fsS -G "$search/api/v1/search" --data-urlencode "q=$query" --data-urlencode "k=5" -H 'Accept: text/toon'
+curl -fsS "${auth[@]}" -G "$search/api/v1/search" --data-urlencode "q=$query" --data-urlencode "k=5" -H 'Accept: text/toon'
 echo
 
 go build -o bin/ ./cmd/kgs
@@ -77,6 +83,10 @@ go build -o bin/ ./cmd/kgs
 cli_env=""
 if [[ $search != http://127.0.0.1:8080 || $crawler != http://127.0.0.1:8081 || $kg != http://127.0.0.1:8088 ]]; then
 	cli_env="export KGS_SEARCH_URL=$search KGS_CRAWLER_URL=$crawler KGS_KG_URL=$kg   (kgs's defaults are ports 8080, 8081, 8088)
+           "
+fi
+if [[ -n ${KGS_API_KEYS:-} ]]; then
+	cli_env="${cli_env}export KGS_API_KEY=<one of KGS_API_KEYS>   (the services were started with keys)
            "
 fi
 cat <<EOT
