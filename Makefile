@@ -22,10 +22,9 @@ up: ## install (first time) and start MariaDB 11.8, Neo4j 5.26 and the embedding
 	deploy/local/stack.sh up
 
 .PHONY: down
-down: ## stop the services and the stack started by `make up` / `make run`
+down: ## stop the services, the local doc sites (deploy/local/*docs.sh, rustbook.sh) and the stack started by `make up` / `make run`
 	-scripts/services.sh stop
-	-deploy/local/pydocs.sh stop
-	-deploy/local/djangodocs.sh stop
+	-for site in pydocs djangodocs gitdocs rustbook nodedocs pgdocs octavedocs; do deploy/local/$$site.sh stop; done
 	deploy/local/stack.sh down
 
 .PHONY: status
