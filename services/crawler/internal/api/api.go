@@ -108,11 +108,15 @@ func mapError(err error, what string) error {
 	var pe *engine.PageError
 	switch {
 	case errors.As(err, &pe):
-		if pe.Field != "" {
-			return httpserver.BadRequest(pe.Field, pe.Err.Error())
+		removed := ""
+		for _, r := range pe.Removed {
+			removed += fmt.Sprintf(". The stored version of %s was removed: %s", r.URL, r.Detail)
 		}
-		return &httpserver.Error{Status: http.StatusUnprocessableEntity, Title: "page not indexed",
-			Detail: fmt.Sprintf("%s (%s)", pe.Err.Error(), pe.Reason), Err: err}
+		if pe.Field != "" {
+			return httpserver.BadRequest(pe.Field, pe.Err.Error()+removed)
+		}
+		detail := fmt.Sprintf("%s (%s)", pe.Err.Error(), pe.Reason) + removed
+		return &httpserver.Error{Status: http.StatusUnprocessableEntity, Title: "page not indexed", Detail: detail, Err: err}
 	case errors.Is(err, store.ErrNotFound):
 		return httpserver.NotFound(what + " not found")
 	case errors.Is(err, store.ErrNotReady):
@@ -342,10 +346,19 @@ func (a *API) crawlPage(c *gin.Context) error {
 	}
 	out := gin.H{
 		"id": res.Document.ID, "url": res.Document.URL, "title": res.Document.Title,
-		"chunks": res.Chunks, "outcome": res.Outcome, "stage_ms": res.Timings, "document": docJSON(res.Document),
+		"chunks": res.Chunks, "outcome": res.Outcome, "stage_ms": res.Timings,
+	}
+	if res.Outcome != engine.Deleted {
+		out["document"] = docJSON(res.Document) // a removed document is gone
+	}
+	if res.Reason != "" {
+		out["reason"] = res.Reason
 	}
 	if res.Detail != "" {
 		out["detail"] = res.Detail
+	}
+	if len(res.Removed) > 0 {
+		out["removed"] = res.Removed
 	}
 	c.JSON(http.StatusOK, out)
 	return nil

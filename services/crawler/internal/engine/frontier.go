@@ -139,7 +139,7 @@ func (r *jobRun) redirect(ctx context.Context, base *url.URL, it store.FrontierI
 	c, ok := r.admit(ctx, base, location)
 	if !ok {
 		if prev != nil {
-			return r.removeStored(ctx, prev, SkipRedirectOutOfScope, fmt.Sprintf("the URL now redirects to %s, outside the crawl's scope", location))
+			return r.e.removeStored(ctx, prev, SkipRedirectOutOfScope, fmt.Sprintf("the URL now redirects to %s, outside the crawl's scope", location))
 		}
 		return outcome{state: store.FrontierSkipped, reason: SkipRedirectOutOfScope, err: fmt.Errorf("redirect to %s is outside the crawl's scope", location)}
 	}
@@ -150,7 +150,7 @@ func (r *jobRun) redirect(ctx context.Context, base *url.URL, it store.FrontierI
 		return outcome{state: store.FrontierFailed, reason: FailStore, err: err}
 	}
 	if prev != nil && c != it.URL {
-		return r.removeStored(ctx, prev, SkipRedirect, "the URL now redirects to "+c)
+		return r.e.removeStored(ctx, prev, SkipRedirect, "the URL now redirects to "+c)
 	}
 	return outcome{state: store.FrontierSkipped, reason: SkipRedirect}
 }

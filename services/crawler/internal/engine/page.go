@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -19,25 +20,52 @@ type PageError struct {
 	Field  string
 	Reason string // skip or failure reason, as in job counters
 	Err    error
+	// Removed lists the stored versions the request removed before it
+	// failed (URLs on the way that now redirect).
+	Removed []Removal
 }
 
 func (e *PageError) Error() string { return e.Reason + ": " + e.Err.Error() }
 func (e *PageError) Unwrap() error { return e.Err }
 
-// PageResult is what CrawlPage stored.
+// PageResult is what CrawlPage did with the page.
 type PageResult struct {
-	Document store.Document     `json:"document"`
-	Outcome  pipeline.Outcome   `json:"outcome"`
-	Detail   string             `json:"detail,omitempty"` // script_rendered: what shows the page is an empty shell
-	Chunks   int                `json:"chunks"`
-	Timings  map[string]float64 `json:"stage_ms"`
+	Document store.Document   `json:"document"`
+	Outcome  pipeline.Outcome `json:"outcome"`
+	// Reason says why, when Outcome is deleted, in the words of a crawl's
+	// deleted_by_reason (http_404, noindex, content_type, redirect, ...).
+	Reason string `json:"reason,omitempty"`
+	// Detail says what shows a script_rendered page is an empty shell, or
+	// why a deleted page's stored version was removed.
+	Detail  string             `json:"detail,omitempty"`
+	Chunks  int                `json:"chunks"`
+	Timings map[string]float64 `json:"stage_ms"`
+	// Removed lists the stored versions this request removed: the page's
+	// own (Outcome deleted) and those of URLs on the way that now redirect
+	// to another one.
+	Removed []Removal `json:"removed,omitempty"`
 }
+
+// Removal is a stored version that a single-page crawl removed.
+type Removal struct {
+	ID     string `json:"id"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+}
+
+// Deleted is the Outcome of a page whose stored version was removed.
+const Deleted pipeline.Outcome = DoneDeleted
 
 const maxPageRedirects = 5
 
 // CrawlPage fetches and indexes one page synchronously, through the same
 // page step as a crawl. Redirects are followed on the same host (www and bare
 // host count as one) up to 5 hops; the document is stored under the final URL.
+// Like a crawl, it removes a stored version the page's answer leaves nothing
+// to keep of (staleOutcome), and that of a URL that now redirects to another
+// one; the result lists what it removed.
 func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (PageResult, error) {
 	c, err := canon.Seed(rawURL, e.cfg.Canon)
 	if err != nil {
@@ -46,10 +74,11 @@ func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (P
 	seed, _ := url.Parse(c)
 	scope := []string{seed.Hostname()}
 	var stages StageTimes
+	var removed []Removal
 	for hop := 0; ; hop++ {
 		u, _ := url.Parse(c)
 		if err := e.checkTarget(ctx, u); err != nil {
-			return PageResult{}, err
+			return PageResult{}, withRemoved(err, removed)
 		}
 		prev, err := e.previous(ctx, c)
 		if err != nil {
@@ -58,25 +87,83 @@ func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (P
 		d := e.runPage(ctx, pageJob{u: u, req: fetch.Request{URL: c}, prev: prev, tags: tags})
 		stages.add(d.stages)
 		if d.out.reason == SkipRedirect {
-			if c, err = e.followRedirect(u, d.resp.Location, scope, hop); err != nil {
-				return PageResult{}, err
+			next, err := e.followRedirect(u, d.resp.Location, scope)
+			if prev != nil && (err != nil || next != c) {
+				out := e.removeRedirected(ctx, prev, d.resp.Location, next, err)
+				e.countEnd(out)
+				if out.state != store.FrontierDone {
+					return PageResult{}, out.err
+				}
+				removed = append(removed, removal(prev, out))
+				if err != nil { // out of scope: the page itself is gone
+					return deletedResult(prev, out, stages, removed), nil
+				}
 			}
+			if err == nil && hop >= maxPageRedirects {
+				err = &PageError{Reason: SkipRedirect, Err: fmt.Errorf("more than %d redirects", maxPageRedirects)}
+			}
+			if err != nil {
+				return PageResult{}, withRemoved(err, removed)
+			}
+			c = next
 			continue
+		}
+		if prev != nil {
+			if out, ok := e.staleOutcome(ctx, prev, d); ok {
+				d.out = out
+			}
 		}
 		e.countEnd(d.out)
 		if err := pageFailure(ctx, c, d); err != nil {
-			return PageResult{}, err
+			return PageResult{}, withRemoved(err, removed)
 		}
-		return PageResult{Document: d.result.Document, Outcome: d.result.Outcome, Detail: d.out.detail, Chunks: d.result.Chunks, Timings: stages.asMap()}, nil
+		if _, ok := deletedWhy(d.out.reason); ok {
+			removed = append(removed, removal(prev, d.out))
+			return deletedResult(prev, d.out, stages, removed), nil
+		}
+		return PageResult{Document: d.result.Document, Outcome: d.result.Outcome, Detail: d.out.detail, Chunks: d.result.Chunks,
+			Timings: stages.asMap(), Removed: removed}, nil
 	}
 }
 
-// followRedirect returns the next URL of a single-page crawl: in scope and
-// within maxPageRedirects hops.
-func (e *Engine) followRedirect(u *url.URL, location string, scope []string, hop int) (string, error) {
-	if hop >= maxPageRedirects {
-		return "", &PageError{Reason: "redirect", Err: fmt.Errorf("more than %d redirects", maxPageRedirects)}
+// removeRedirected removes the stored version of a URL that now redirects:
+// to next, another URL in scope, or (err) to location outside the scope.
+func (e *Engine) removeRedirected(ctx context.Context, prev *store.Document, location, next string, err error) outcome {
+	if err != nil {
+		return e.removeStored(ctx, prev, SkipRedirectOutOfScope, fmt.Sprintf("the URL now redirects to %s, outside the crawl's scope", clipDetail(location)))
 	}
+	return e.removeStored(ctx, prev, SkipRedirect, "the URL now redirects to "+next)
+}
+
+// removal describes the removal of prev that ended as out.
+func removal(prev *store.Document, out outcome) Removal {
+	why, _ := deletedWhy(out.reason)
+	return Removal{ID: prev.ID, URL: prev.URL, Title: prev.Title, Reason: why, Detail: out.detail}
+}
+
+// deletedResult is the answer for a page whose stored version prev was
+// removed (out): its id, URL and title, no chunks.
+func deletedResult(prev *store.Document, out outcome, stages StageTimes, removed []Removal) PageResult {
+	why, _ := deletedWhy(out.reason)
+	doc := store.Document{ID: prev.ID, URL: prev.URL, Title: prev.Title}
+	return PageResult{Document: doc, Outcome: Deleted, Reason: why, Detail: out.detail, Timings: stages.asMap(), Removed: removed}
+}
+
+// withRemoved adds to a PageError what the request removed before it failed,
+// so that the answer does not hide it.
+func withRemoved(err error, removed []Removal) error {
+	var pe *PageError
+	if len(removed) == 0 || !errors.As(err, &pe) {
+		return err
+	}
+	cp := *pe
+	cp.Removed = append(cp.Removed, removed...)
+	return &cp
+}
+
+// followRedirect returns the next URL of a single-page crawl: the redirect's
+// target when it is in scope; an error when it is not.
+func (e *Engine) followRedirect(u *url.URL, location string, scope []string) (string, error) {
 	next, err := canon.Resolve(u, location, e.cfg.Canon)
 	if err != nil {
 		return "", &PageError{Reason: SkipRedirectOutOfScope, Err: fmt.Errorf("redirect to %q: %w", location, err)}

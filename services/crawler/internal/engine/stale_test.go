@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/embed/embedtest"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/htmltext"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/testsite"
@@ -27,13 +29,25 @@ import (
 // crawl's scope, 404. /private becomes disallowed by robots.txt, /flaky
 // answers 503 and /same redirects to the URL with a trailing slash, which
 // the test's canonical form folds into /same: those keep their document.
+// /binary now serves application/octet-stream and /image a PNG without a
+// Content-Type (the type is sniffed from the body): no HTML document is
+// there any more. /big and /big-declared now answer more than the fetcher's
+// 1 MiB limit (chunked, and with a Content-Length): their content still
+// exists, so they keep their document too.
 type staleSite struct {
 	*site
 	changed atomic.Bool
 }
 
 // stalePaths are the paths the start page links to.
-var stalePaths = []string{"/noindex", "/noindex-header", "/empty", "/shell", "/moved", "/away", "/gone", "/private", "/flaky", "/same"}
+var stalePaths = []string{"/noindex", "/noindex-header", "/empty", "/shell", "/moved", "/away", "/gone", "/private", "/flaky", "/same",
+	"/binary", "/image", "/big", "/big-declared"}
+
+// pngBytes is the start of a PNG file: http.DetectContentType says image/png.
+const pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
+
+// bigHTML is an HTML page over the test fetcher's 1 MiB limit.
+var bigHTML = page("Big", strings.Repeat("Many words in a page that grew too large. ", 30_000))
 
 // staleOutOfScope is where /away redirects: never fetched (out of scope).
 const staleOutOfScope = "http://elsewhere.invalid/away"
@@ -82,6 +96,25 @@ func newStaleSite(t *testing.T, changed bool) *staleSite {
 		"/gone":         after("Gone", http.NotFound),
 		"/private":      text("Private"),
 		"/flaky":        after("Flaky", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "busy", http.StatusServiceUnavailable) }),
+		"/binary": after("Binary", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			_, _ = w.Write([]byte("\x00\x01\x02 binary data"))
+		}),
+		"/image": after("Image", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header()["Content-Type"] = nil // no header: net/http does not sniff one either
+			_, _ = w.Write([]byte(pngBytes))
+		}),
+		"/big": after("Big", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte(bigHTML[:1000]))
+			w.(http.Flusher).Flush() // chunked: the size shows only while reading
+			_, _ = w.Write([]byte(bigHTML[1000:]))
+		}),
+		"/big-declared": after("Big declared", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Length", strconv.Itoa(len(bigHTML)))
+			_, _ = w.Write([]byte(bigHTML))
+		}),
 		"/same": func(w http.ResponseWriter, r *http.Request) {
 			if s.changed.Load() && r.URL.Path == "/same" {
 				redirect("/same/", http.StatusMovedPermanently)(w, r)
@@ -116,7 +149,7 @@ func crawlStale(t *testing.T, st *store.Store, s *staleSite, recrawl bool) stale
 	out := staleCrawl{status: waitJob(t, e, id, 60*time.Second), pages: map[string]Event{}}
 	stop()
 	out.deleted = map[string]float64{}
-	for _, why := range []string{DoneNoIndex, DoneEmpty, DoneScriptRendered, SkipRedirect, SkipRedirectOutOfScope, "http_404", "http_410"} {
+	for _, why := range []string{DoneNoIndex, DoneEmpty, DoneScriptRendered, SkipRedirect, SkipRedirectOutOfScope, "http_404", "http_410", fetch.ReasonContentType} {
 		if n := testutil.ToFloat64(e.m.deleted.WithLabelValues(why)); n > 0 {
 			out.deleted[why] = n
 		}
@@ -151,6 +184,8 @@ var staleDeletions = map[string]struct{ why, detail string }{
 	"/moved":          {SkipRedirect, "redirects to http://"},
 	"/away":           {SkipRedirectOutOfScope, "redirects to " + staleOutOfScope + ", outside the crawl's scope"},
 	"/gone":           {"http_404", "answered HTTP 404"},
+	"/binary":         {fetch.ReasonContentType, "the URL now serves application/octet-stream, not an HTML or text page"},
+	"/image":          {fetch.ReasonContentType, "the URL now serves image/png, not an HTML or text page"},
 }
 
 // TestRecrawlRemovesStaleDocuments stores a site, changes it, and crawls it
@@ -188,7 +223,8 @@ func TestRecrawlRemovesStaleDocuments(t *testing.T) {
 			checkStaleCounters(t, second)
 			checkStaleEvents(t, second)
 
-			if diff := cmp.Diff(map[string]bool{"/": true, "/moved-target": true, "/private": true, "/flaky": true, "/same": true},
+			if diff := cmp.Diff(map[string]bool{"/": true, "/moved-target": true, "/private": true, "/flaky": true, "/same": true,
+				"/big": true, "/big-declared": true},
 				storedPaths(t, st)); diff != "" {
 				t.Errorf("stored pages after the second crawl (-want +got):\n%s", diff)
 			}
@@ -223,7 +259,8 @@ func TestRecrawlRemovesStaleDocuments(t *testing.T) {
 func checkStaleCounters(t *testing.T, c staleCrawl) {
 	t.Helper()
 	got := c.status.Counters
-	wantBy := map[string]int64{DoneNoIndex: 2, DoneEmpty: 1, DoneScriptRendered: 1, SkipRedirect: 1, SkipRedirectOutOfScope: 1, "http_404": 1}
+	wantBy := map[string]int64{DoneNoIndex: 2, DoneEmpty: 1, DoneScriptRendered: 1, SkipRedirect: 1, SkipRedirectOutOfScope: 1, "http_404": 1,
+		fetch.ReasonContentType: 2}
 	if got.Deleted != int64(len(staleDeletions)) || !cmp.Equal(got.DeletedBy, wantBy) {
 		t.Errorf("deleted: got %d %v, want %d %v", got.Deleted, got.DeletedBy, len(staleDeletions), wantBy)
 	}
@@ -233,7 +270,7 @@ func checkStaleCounters(t *testing.T, c staleCrawl) {
 		t.Errorf("stored %d, unchanged %d, empty %d, script_rendered %d; want 1, 1, 0, 0",
 			got.Stored, got.Unchanged, got.Empty, got.ScriptRendered)
 	}
-	if diff := cmp.Diff(map[string]int64{"robots": 1, SkipRedirect: 1}, got.Skipped); diff != "" {
+	if diff := cmp.Diff(map[string]int64{"robots": 1, SkipRedirect: 1, fetch.ReasonTooLarge: 2}, got.Skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]int64{"http_503": 1}, got.FailedBy); diff != "" {
@@ -263,7 +300,8 @@ func checkStaleEvents(t *testing.T, c staleCrawl) {
 				p, ev.Outcome, ev.Reason, ev.Detail, want.why, want.detail)
 		}
 	}
-	for p, want := range map[string][2]string{"/private": {"skipped", "robots"}, "/flaky": {"failed", "http_503"}, "/same": {"skipped", SkipRedirect}} {
+	for p, want := range map[string][2]string{"/private": {"skipped", "robots"}, "/flaky": {"failed", "http_503"}, "/same": {"skipped", SkipRedirect},
+		"/big": {"skipped", fetch.ReasonTooLarge}, "/big-declared": {"skipped", fetch.ReasonTooLarge}} {
 		if ev := c.pages[p]; ev.Outcome != want[0] || ev.Reason != want[1] {
 			t.Errorf("%s: page event outcome %q, reason %q; want %s, %s", p, ev.Outcome, ev.Reason, want[0], want[1])
 		}
@@ -280,7 +318,7 @@ func TestCrawlWithoutStoredVersionsKeepsOutcomes(t *testing.T) {
 	c := crawlStale(t, st, s, false)
 	want := map[store.FrontierState]map[string]int64{
 		store.FrontierDone:    {DoneStored: 2, DoneNoIndex: 2, DoneEmpty: 1, DoneScriptRendered: 1},
-		store.FrontierSkipped: {SkipRedirect: 2, SkipRedirectOutOfScope: 1, "robots": 1},
+		store.FrontierSkipped: {SkipRedirect: 2, SkipRedirectOutOfScope: 1, "robots": 1, fetch.ReasonContentType: 2, fetch.ReasonTooLarge: 2},
 		store.FrontierFailed:  {"http_404": 1, "http_503": 1},
 	}
 	if diff := cmp.Diff(want, c.fr); diff != "" {
@@ -292,6 +330,7 @@ func TestCrawlWithoutStoredVersionsKeepsOutcomes(t *testing.T) {
 	for p, want := range map[string][2]string{
 		"/noindex": {DoneNoIndex, DoneNoIndex}, "/empty": {DoneEmpty, DoneEmpty}, "/shell": {DoneScriptRendered, DoneScriptRendered},
 		"/moved": {"skipped", SkipRedirect}, "/away": {"skipped", SkipRedirectOutOfScope}, "/gone": {"failed", "http_404"},
+		"/binary": {"skipped", fetch.ReasonContentType}, "/image": {"skipped", fetch.ReasonContentType},
 	} {
 		if ev := c.pages[p]; ev.Outcome != want[0] || ev.Reason != want[1] {
 			t.Errorf("%s: page event outcome %q, reason %q; want %s, %s", p, ev.Outcome, ev.Reason, want[0], want[1])

@@ -17,7 +17,7 @@ const (
 	// DoneDeleted is the outcome of a page whose stored version was
 	// removed because of what the page answers now; its frontier reason is
 	// deletedReason(why), why being http_404, http_410, noindex, empty,
-	// script_rendered, redirect or redirect_out_of_scope.
+	// script_rendered, content_type, redirect or redirect_out_of_scope.
 	DoneDeleted = "deleted"
 	DoneEmpty   = "empty"
 	DoneNoIndex = "noindex"
@@ -90,7 +90,7 @@ type StageTimes struct {
 // and script_rendered); ScriptRendered is the part of them that scripts
 // render in the browser. Deleted counts the pages whose stored version was
 // removed, DeletedBy the same by why (http_404, http_410, noindex, empty,
-// script_rendered, redirect, redirect_out_of_scope): a page that had a
+// script_rendered, content_type, redirect, redirect_out_of_scope): a page that had a
 // stored version is counted in Deleted, not in Empty.
 type Counters struct {
 	Discovered int64 `json:"discovered"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -158,11 +157,8 @@ func failLabel(reason string) string {
 // handle takes a claimed URL through the page step: the blocklist, the
 // stored version, a conditional request on recrawls, then runPage with the
 // page's links queued before it is stored; a redirect queues its target.
-// The stored version of a page, if any, is removed (removeStored) when the
-// page's answer now says it has no content of its own to keep: gone (404,
-// 410), noindex, no text, an empty shell that scripts fill, or a redirect.
-// A page not fetched (robots.txt, blocklist, SSRF guard) or failing for
-// another reason (5xx, timeout) keeps it: its current state is unknown.
+// The stored version of a page, if any, is removed (staleOutcome, redirect)
+// when the page's answer now says it has no content of its own to keep.
 func (r *jobRun) handle(ctx context.Context, it store.FrontierItem) outcome {
 	u, err := url.Parse(it.URL)
 	if err != nil {
@@ -208,38 +204,11 @@ func (r *jobRun) handle(ctx context.Context, it store.FrontierItem) outcome {
 		return r.redirect(ctx, u, it, prev, d.resp.Location)
 	case prev == nil:
 		return d.out
-	case d.resp != nil && (d.resp.Status == http.StatusNotFound || d.resp.Status == http.StatusGone):
-		return r.removeStored(ctx, prev, d.out.reason, fmt.Sprintf("the page answered HTTP %d", d.resp.Status))
-	case d.out.state == store.FrontierDone:
-		if why := staleWhy[d.out.reason]; why != "" {
-			if d.out.detail != "" {
-				why += " (" + d.out.detail + ")"
-			}
-			return r.removeStored(ctx, prev, d.out.reason, why)
-		}
+	}
+	if out, ok := r.e.staleOutcome(ctx, prev, d); ok {
+		return out
 	}
 	return d.out
-}
-
-// staleWhy says, for the done reasons of a page with nothing to store, why
-// its stored version goes.
-var staleWhy = map[string]string{
-	DoneNoIndex:        "the page now asks not to be indexed (robots noindex)",
-	DoneEmpty:          "the page now has no text to index",
-	DoneScriptRendered: "the page is now rendered by JavaScript in the browser",
-}
-
-// removeStored removes the stored version of a page (document, chunks and,
-// through the outbox, its kg document) because of what the page answers now:
-// why is the reason the page would have ended with (http_404, noindex,
-// redirect, ...), detail says it in words. The page ends done as deleted_<why>.
-func (r *jobRun) removeStored(ctx context.Context, prev *store.Document, why, detail string) outcome {
-	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if _, err := r.e.st.DeleteDocument(bg, prev.ID, &store.DeletePayload{URL: prev.URL}); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return outcome{state: store.FrontierFailed, reason: FailStore, err: err}
-	}
-	return outcome{state: store.FrontierDone, reason: deletedReason(why), detail: detail + "; its stored version was removed"}
 }
 
 // classifyFetchError maps a fetch error to a frontier outcome.

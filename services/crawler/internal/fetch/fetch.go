@@ -27,8 +27,9 @@ const (
 
 // SkipError says a page was deliberately not downloaded or not used.
 type SkipError struct {
-	Reason string // one of the Reason constants
-	Detail string
+	Reason    string // one of the Reason constants
+	Detail    string
+	MediaType string // content_type: the media type refused
 }
 
 func (e *SkipError) Error() string { return "skipped (" + e.Reason + "): " + e.Detail }
@@ -297,7 +298,7 @@ func (f *Fetcher) once(ctx context.Context, u *url.URL, req Request, accept func
 		}
 		ct := r.Headers.Get("Content-Type")
 		if mt := MediaType(ct); ct != "" && !accept(mt) {
-			skip = &SkipError{Reason: ReasonContentType, Detail: fmt.Sprintf("content type %q is not indexed", mt)}
+			skip = &SkipError{Reason: ReasonContentType, Detail: fmt.Sprintf("content type %q is not indexed", mt), MediaType: mt}
 			r.Request.Abort()
 			return
 		}
