@@ -3,16 +3,21 @@ package engine
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/kgsearch/kgsearch/pkg/embed/embedtest"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
 )
 
 // TestCrawlPageRemovesStaleDocuments: POST /api/v1/pages (CrawlPage) removes
@@ -124,8 +129,8 @@ func checkDeleteRows(t *testing.T, st *store.Store, ids map[string]string, delet
 }
 
 // TestCrawlPageKeepsWhatItCannotFetch: a stored page that the SSRF guard or
-// the blocklist now refuses, or whose site no longer answers, keeps its
-// document: its current state is unknown.
+// the blocklist now refuses, whose site no longer answers or whose host name
+// no longer resolves keeps its document: its current state is unknown.
 func TestCrawlPageKeepsWhatItCannotFetch(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t, freshDatabase(t))
@@ -159,7 +164,29 @@ func TestCrawlPageKeepsWhatItCannotFetch(t *testing.T) {
 	if d, err := st.DocumentByURL(ctx, s.URL+"/kept"); err != nil || d.ID != id {
 		t.Errorf("document after refusals and a failure: got %v (%v), want it kept", d.ID, err)
 	}
-	for _, eng := range []*Engine{e, refused, blocked, down} {
+	// A host name that no longer resolves (the resolver fails without any
+	// network): the page stored under it keeps its document too.
+	const unresolved = "http://docs.unresolved.test/page"
+	pu, _ := url.Parse(unresolved)
+	extracted, _, err := pipeline.Extract(pu, "text/html", []byte(page("Unresolved", "Text under a name.")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pipeline.New(st, embedtest.NewHash(testDims), sectionSplitter{}, "test")
+	if res, err := p.Index(ctx, pipeline.Page{URL: unresolved, Extracted: extracted, FetchedAt: time.Now().UTC()}); err != nil || res.Outcome != pipeline.Stored {
+		t.Fatalf("store the page of the name: %v %v", res.Outcome, err)
+	}
+	noDNS := &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
+		return nil, errors.New("no DNS server in this test")
+	}}
+	dns := newEngine(t, st, engineOpts{allow: []string{"docs.unresolved.test"}, resolver: noDNS})
+	if _, err := dns.CrawlPage(ctx, unresolved, nil); !isPageError(err, FailNetwork) || !strings.Contains(err.Error(), "resolve") {
+		t.Errorf("unresolvable host: got %v, want a PageError network saying it could not resolve", err)
+	}
+	if _, err := st.DocumentByURL(ctx, unresolved); err != nil {
+		t.Errorf("document of the unresolvable host: %v, want it kept", err)
+	}
+	for _, eng := range []*Engine{e, refused, blocked, down, dns} {
 		if n := testutil.CollectAndCount(eng.m.deleted); n != 0 {
 			t.Errorf("pages_deleted_total series: got %d, want none", n)
 		}
