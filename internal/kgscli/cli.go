@@ -87,6 +87,9 @@ func Main(ctx context.Context, args []string, io IO) int {
 		// itself what to change, and the help would not know.
 		msg += " (see kgs --help)"
 	}
+	if errors.Is(err, apiclient.ErrUnreachable) {
+		msg += " (is it running? kgs finds the services at --search-url, --crawler-url and --kg-url, or KGS_SEARCH_URL, KGS_CRAWLER_URL and KGS_KG_URL)"
+	}
 	fmt.Fprintf(io.Err, "kgs: %s\n", msg)
 	return code
 }

@@ -247,7 +247,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 	}
 	f.srv.Close()
 	code, _, errs = run(t, f, false, "search", "x")
-	if code != ExitUnreachable || !strings.Contains(errs, "unreachable") {
+	if code != ExitUnreachable || !strings.Contains(errs, "unreachable") || !strings.Contains(errs, "KGS_SEARCH_URL") {
 		t.Errorf("service down: exit %d %q", code, errs)
 	}
 }
