@@ -68,11 +68,19 @@ done
 [[ $status == done ]] || { echo "crawl ended $status; see $KGS_STATE/logs/crawler.log" >&2; exit 1; }
 
 step "index: waiting for the search index and the graph to catch up"
+# The index has caught up when search's index_lag is 0; the graph when kg holds as
+# many documents as the store (the crawler's outbox has delivered them all).
+caught_up=""
 for _ in $(seq 1 120); do
-	lag=$(curl -fsS "${auth[@]}" "$search/api/v1/status" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("index_lag", 1))' 2>/dev/null || echo 1)
-	[[ $lag == 0 ]] && break
+	lag=$(curl -fsS "${auth[@]}" "$search/api/v1/status" 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j.get("index_lag", 1), j.get("documents", 0))' 2>/dev/null || echo "1 0")
+	graph_docs=$(curl -fsS "${auth[@]}" "$kg/api/v1/stats" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("documents", 0))' 2>/dev/null || echo 0)
+	if [[ ${lag%% *} == 0 ]] && ((graph_docs >= ${lag##* })); then
+		caught_up=1
+		break
+	fi
 	sleep 1
 done
+[[ -n $caught_up ]] || echo "  not caught up after 120 s (index_lag and documents: $lag; graph documents: $graph_docs); the search below may miss some"
 
 step "search: \"$query\" (TOON)"
 curl -fsS "${auth[@]}" -G "$search/api/v1/search" --data-urlencode "q=$query" --data-urlencode "k=5" -H 'Accept: text/toon'
