@@ -68,7 +68,7 @@ func newSearchCmd(o *options) *cobra.Command {
 	fl.StringVar(&req.Domain, "domain", "", "only documents of this host")
 	fl.StringVar(&req.PublishedAfter, "after", "", "published at or after (RFC 3339 or YYYY-MM-DD)")
 	fl.StringVar(&req.PublishedBefore, "before", "", "published before (RFC 3339 or YYYY-MM-DD)")
-	fl.StringVar(&req.Weights, "weights", "", "signal weights, e.g. vector:0.5,bm25:0.5 (vector, graph, bm25, recency, title)")
+	fl.StringVar(&req.Weights, "weights", "", "signal weights, e.g. vector:0.5,bm25:0.5 (vector, graph, bm25, recency, title; a signal left out weighs 0)")
 	fl.StringVar(&req.Fusion, "fusion", "", "weighted (default) or rrf")
 	fl.Float64Var(&mmr, "mmr", 0, "MMR diversity lambda in [0,1] (off unless given)")
 	fl.BoolVar(&noExpand, "no-expand", false, "no entity expansion through the graph")

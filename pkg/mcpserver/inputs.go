@@ -16,10 +16,10 @@ type SearchInput struct {
 	K               int      `json:"k,omitempty" jsonschema:"number of results, 1..100 (default 10)"`
 	Offset          int      `json:"offset,omitempty" jsonschema:"results to skip, for the next page: 0..1000 (default 0)"`
 	Tags            []string `json:"tags,omitempty" jsonschema:"only documents carrying every one of these crawl tags"`
-	Domain          string   `json:"domain,omitempty" jsonschema:"only documents from this exact host, e.g. docs.python.org"`
+	Domain          string   `json:"domain,omitempty" jsonschema:"only documents from this exact host name, without port, e.g. docs.python.org or 127.0.0.1"`
 	PublishedAfter  string   `json:"published_after,omitempty" jsonschema:"only documents published at or after this date: RFC 3339 or YYYY-MM-DD"`
 	PublishedBefore string   `json:"published_before,omitempty" jsonschema:"only documents published before this date: RFC 3339 or YYYY-MM-DD"`
-	Weights         string   `json:"weights,omitempty" jsonschema:"signal weights such as vector:0.5,bm25:0.5 (signals vector, graph, bm25, recency, title; 0 switches one off; default vector:0.35,graph:0.25,bm25:0.2,recency:0.1,title:0.1)"`
+	Weights         string   `json:"weights,omitempty" jsonschema:"signal weights such as vector:0.5,bm25:0.5 (signals vector, graph, bm25, recency, title; 0 or leaving one out switches it off; default vector:0.3889,graph:0.2778,bm25:0.2222,recency:0.1111, title 0)"`
 	Fusion          string   `json:"fusion,omitempty" jsonschema:"how signals combine: weighted (default) or rrf (reciprocal rank fusion)"`
 	MMR             *float64 `json:"mmr,omitempty" jsonschema:"diversify results with MMR: lambda in [0,1], lower is more diverse (default off)"`
 	Expand          *bool    `json:"expand,omitempty" jsonschema:"expand the query's entities through the knowledge graph (default true)"`
