@@ -80,6 +80,9 @@ func newFake(t *testing.T) *fake {
 		send(apiclient.Event{Type: "page", JobID: "job1", Outcome: "failed", Reason: "http_500"})
 		send(apiclient.Event{Type: "summary", JobID: "job1", Status: status("done", 7, 1, 15)})
 	})
+	mux.HandleFunc("DELETE /api/v1/crawls/job1", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(status("cancelled", 3, 0, 6))
+	})
 	mux.HandleFunc("GET /api/v1/crawls/job1", func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(status("running", 3, 0, 6))
 	})
@@ -179,6 +182,14 @@ func TestJob(t *testing.T) {
 	code, out, _ = run(t, f, false, "job", "job1", "--wait")
 	if code != 0 || !strings.Contains(out, "crawl job1 done in 1.5s: 7 stored") {
 		t.Errorf("job --wait: exit %d %q", code, out)
+	}
+	code, out, _ = run(t, f, false, "job", "job1", "--cancel")
+	if code != 0 || !strings.HasPrefix(out, "crawl job1 cancelled in 1.5s: 3 stored") {
+		t.Errorf("job --cancel: exit %d %q", code, out)
+	}
+	code, _, errs := run(t, f, false, "job", "job1", "--cancel", "--wait")
+	if code != ExitUsage || !strings.Contains(errs, "not both") {
+		t.Errorf("job --cancel --wait: exit %d %q", code, errs)
 	}
 }
 

@@ -116,11 +116,11 @@ func checkChoice(flag, v string, choices ...string) error {
 }
 
 func newJobCmd(o *options) *cobra.Command {
-	var wait bool
+	var wait, cancel bool
 	var progress, format string
 	cmd := &cobra.Command{
 		Use:   "job ID",
-		Short: "Show a crawl job's status; with --wait follow it to the end",
+		Short: "Show a crawl job's status; with --wait follow it to the end, with --cancel stop it",
 		Args:  args(1, "a crawl job id"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := checkChoice("--progress", progress, "auto", "bar", "plain", "none"); err != nil {
@@ -129,7 +129,14 @@ func newJobCmd(o *options) *cobra.Command {
 			if err := checkChoice("--format", format, "text", "json"); err != nil {
 				return err
 			}
-			st, err := o.crawler().Crawl(cmd.Context(), a[0])
+			if wait && cancel {
+				return usagef("%s: give --wait or --cancel, not both", cmd.CommandPath())
+			}
+			get := o.crawler().Crawl
+			if cancel {
+				get = o.crawler().Cancel
+			}
+			st, err := get(cmd.Context(), a[0])
 			if err != nil {
 				return err
 			}
@@ -140,6 +147,7 @@ func newJobCmd(o *options) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the job until it ends")
+	cmd.Flags().BoolVar(&cancel, "cancel", false, "cancel the job: pages already stored stay stored (a job that has ended is left as it is)")
 	cmd.Flags().StringVar(&progress, "progress", "auto", "progress display with --wait: auto, bar, plain, none")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
 	return cmd
