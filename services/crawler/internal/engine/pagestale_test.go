@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,18 +130,34 @@ func checkDeleteRows(t *testing.T, st *store.Store, ids map[string]string, delet
 }
 
 // TestCrawlPageKeepsWhatItCannotFetch: a stored page that the SSRF guard or
-// the blocklist now refuses, whose site no longer answers or whose host name
-// no longer resolves keeps its document: its current state is unknown.
+// the blocklist now refuses, that times out, whose site no longer answers or
+// whose host name no longer resolves keeps its document: its current state
+// is unknown.
 func TestCrawlPageKeepsWhatItCannotFetch(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t, freshDatabase(t))
-	s := newSite(t, map[string]func(http.ResponseWriter, *http.Request){"/kept": htmlHandler(page("Kept", "Text to keep."))})
+	var slow atomic.Bool
+	s := newSite(t, map[string]func(http.ResponseWriter, *http.Request){"/kept": func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() { // answers nothing until the crawler gives up
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+			return
+		}
+		htmlHandler(page("Kept", "Text to keep."))(w, r)
+	}})
 	e := newEngine(t, st, engineOpts{})
 	res, err := e.CrawlPage(ctx, s.URL+"/kept", nil)
 	if err != nil || res.Outcome != "stored" {
 		t.Fatalf("store the page: %v %v", res.Outcome, err)
 	}
 	id := res.Document.ID
+	slow.Store(true)
+	if _, err := e.CrawlPage(ctx, s.URL+"/kept", nil); !isPageError(err, FailTimeout) {
+		t.Errorf("timeout: got %v, want a PageError timeout", err)
+	}
+	slow.Store(false)
 
 	refused := newEngine(t, st, engineOpts{allow: []string{"192.0.2.1"}}) // not this loopback site
 	if _, err := refused.CrawlPage(ctx, s.URL+"/kept", nil); !isPageError(err, SkipSSRF) {
