@@ -18,7 +18,8 @@
 //   - a context deadline (context.DeadlineExceeded) as 503 with Retry-After;
 //   - anything else as 500, whose text is logged and never shown.
 //
-// Request bodies are read with [DecodeJSON], which refuses unknown fields, wrong
+// Request bodies are read with [DecodeJSON], which refuses unknown fields, a key
+// given twice in one object (encoding/json would keep the last value silently), wrong
 // types, invalid JSON, an empty body and trailing values with a 400 naming the field;
 // [JSONContentType] answers 415 to a body declared as another media type.
 // URL queries are read with [StrictQuery], which refuses what url.Values would let
