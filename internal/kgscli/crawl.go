@@ -62,11 +62,11 @@ func newCrawlCmd(o *options) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.maxPages, "max-pages", 0, "most pages to store (0: the crawler's default, 100)")
+	fl.IntVar(&f.maxPages, "max-pages", 0, "most pages to process: stored, unchanged, empty or deleted; failures and skips do not count (0: the crawler's default, 100)")
 	fl.IntVar(&f.depth, "depth", -1, "link distance from the start page (-1: the crawler's default, 2)")
 	fl.StringArrayVar(&f.include, "include", nil, "only crawl URLs matching this `regexp` (repeatable)")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "do not crawl URLs matching this `regexp` (repeatable)")
-	fl.StringSliceVar(&f.tags, "tags", nil, "tags stored with every document (comma-separated)")
+	fl.StringSliceVar(&f.tags, "tags", nil, "tags stored with every document the crawl stores (comma-separated); a page found unchanged keeps the tags it had")
 	fl.StringSliceVar(&f.domains, "domains", nil, "hosts in scope (default the start URL's host)")
 	fl.BoolVar(&f.noRobots, "no-robots", false, "ignore robots.txt")
 	fl.BoolVar(&f.noSitemap, "no-sitemap", false, "do not seed from the sitemap")

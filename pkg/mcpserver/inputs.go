@@ -30,12 +30,12 @@ type SearchInput struct {
 // CrawlInput are the arguments of the crawl tool.
 type CrawlInput struct {
 	URL            string   `json:"url" jsonschema:"the http(s) page to start from, e.g. https://docs.python.org/3/library/"`
-	MaxPages       int      `json:"max_pages,omitempty" jsonschema:"most pages to store (default 100; the crawler caps it)"`
+	MaxPages       int      `json:"max_pages,omitempty" jsonschema:"most pages to process: stored, unchanged, empty or deleted; failures and skips do not count (default 100; the crawler caps it)"`
 	MaxDepth       *int     `json:"max_depth,omitempty" jsonschema:"link distance from the start page, 0..20 (default 2)"`
 	AllowedDomains []string `json:"allowed_domains,omitempty" jsonschema:"hosts in scope, subdomains included (default the start URL's host)"`
 	Include        []string `json:"include,omitempty" jsonschema:"regular expressions; when given only URLs matching one are crawled"`
 	Exclude        []string `json:"exclude,omitempty" jsonschema:"regular expressions; URLs matching one are not crawled"`
-	Tags           []string `json:"tags,omitempty" jsonschema:"tags stored with every document, to filter searches later"`
+	Tags           []string `json:"tags,omitempty" jsonschema:"tags stored with every document the crawl stores, to filter searches later (a page found unchanged keeps the tags it had)"`
 	RespectRobots  *bool    `json:"respect_robots,omitempty" jsonschema:"obey robots.txt (default true)"`
 	UseSitemap     *bool    `json:"use_sitemap,omitempty" jsonschema:"seed from the site's sitemap (default true)"`
 	Recrawl        bool     `json:"recrawl,omitempty" jsonschema:"check known pages for changes with conditional requests"`
