@@ -55,7 +55,7 @@ func newDocsCmd(o *options) *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&format, "format", "table", "output: table or json")
-	list.Flags().StringVar(&domain, "domain", "", "only this host")
+	list.Flags().StringVar(&domain, "domain", "", "only this host name (no port)")
 	list.Flags().StringVar(&after, "after", "", "the next_after cursor of the previous page")
 	list.Flags().IntVar(&limit, "limit", defaultDocsLimit, "documents per page, 1..1000")
 
@@ -110,7 +110,7 @@ func newDocsCmd(o *options) *cobra.Command {
 			return nil
 		},
 	}
-	del.Flags().StringVar(&delDomain, "domain", "", "delete every document of this host, in batches, with progress")
+	del.Flags().StringVar(&delDomain, "domain", "", "delete every document of this host name (no port: every port of it), in batches, with progress")
 	cmd.AddCommand(list, get, del)
 	return cmd
 }

@@ -65,7 +65,7 @@ func newSearchCmd(o *options) *cobra.Command {
 	fl.IntVar(&req.K, "k", 0, "number of results, 1..100 (default 10)")
 	fl.IntVar(&req.Offset, "offset", 0, "results to skip (paging)")
 	fl.StringSliceVar(&req.Tags, "tags", nil, "only documents with every one of these tags")
-	fl.StringVar(&req.Domain, "domain", "", "only documents of this host")
+	fl.StringVar(&req.Domain, "domain", "", "only documents of this host name (no port: 127.0.0.1, docs.python.org)")
 	fl.StringVar(&req.PublishedAfter, "after", "", "published at or after (RFC 3339 or YYYY-MM-DD)")
 	fl.StringVar(&req.PublishedBefore, "before", "", "published before (RFC 3339 or YYYY-MM-DD)")
 	fl.StringVar(&req.Weights, "weights", "", "signal weights, e.g. vector:0.5,bm25:0.5 (vector, graph, bm25, recency, title; a signal left out weighs 0)")
