@@ -108,7 +108,7 @@ func printTable(w io.Writer, a *apiclient.SearchResponse) error {
 		fmt.Fprintf(w, "try also: %s\n", strings.Join(a.SuggestedQueries, " | "))
 	}
 	if x := a.Explain; x != nil {
-		fmt.Fprintf(w, "explain: weights %s, fusion %s, mmr %v, %d candidates per retriever\n", x.Weights, x.Fusion, x.MMR, x.Candidates)
+		fmt.Fprintf(w, "explain: weights %s, fusion %s, mmr %v, %d candidates ranked (the retrievers' hits together, after filters)\n", x.Weights, x.Fusion, x.MMR, x.Candidates)
 		names := make([]string, 0, len(x.Retrievers))
 		for n := range x.Retrievers {
 			names = append(names, n)
