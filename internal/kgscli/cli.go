@@ -171,7 +171,7 @@ Endpoints and the API key come from flags or the environment:
   KGS_SEARCH_URL (http://127.0.0.1:8080), KGS_CRAWLER_URL (http://127.0.0.1:8081),
   KGS_KG_URL (http://127.0.0.1:8088), KGS_API_KEY (sent as Authorization: Bearer).
 
-Exit codes: 0 done; 1 service error or a crawl that failed; 2 usage (bad flag or value);
+Exit codes: 0 done; 1 service error or a crawl that ended failed or cancelled; 2 usage (bad flag or value);
 3 API key missing or wrong; 4 not found; 5 a service could not be reached.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

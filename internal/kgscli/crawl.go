@@ -182,7 +182,7 @@ func follow(ctx context.Context, o *options, st *apiclient.CrawlStatus, mode, fo
 	if err != nil {
 		v.end()
 		if errors.Is(err, context.Canceled) {
-			return &exitError{code: ExitError, msg: fmt.Sprintf("stopped following crawl %s; it goes on: kgs job %s --wait", st.ID, st.ID)}
+			return &exitError{code: ExitError, msg: fmt.Sprintf("stopped following crawl %s; it goes on: kgs job %s --wait follows it again, kgs job %s --cancel stops it", st.ID, st.ID, st.ID)}
 		}
 		return err
 	}
