@@ -507,6 +507,21 @@ func (v documentsView) NextHref() string {
 	return "/documents?" + q.Encode()
 }
 
+// FirstHref is the address of the list's first page (its filter and limit).
+func (v documentsView) FirstHref() string {
+	q := url.Values{}
+	if v.Domain != "" {
+		q.Set("domain", v.Domain)
+	}
+	if v.Limit != docsLimit && v.Limit != 0 {
+		q.Set("limit", strconv.Itoa(v.Limit))
+	}
+	if len(q) == 0 {
+		return "/documents"
+	}
+	return "/documents?" + q.Encode()
+}
+
 // The documents list's URL parameters; deleted, removed and more are set by the
 // redirects after a deletion.
 var documentsQuery = pageQuery{Path: "/documents", Known: []string{"domain", "after", "limit", "deleted", "removed", "more"}}

@@ -196,6 +196,10 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 		fmt.Fprint(w, fakeEvents())
 	})
 	mux.HandleFunc("GET /api/v1/documents", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("domain") == "nothing.test" { // a host without documents
+			_, _ = w.Write([]byte(`{"documents":[],"next_after":""}`))
+			return
+		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"documents": []any{map[string]any{"id": "0123456789abcdef0123456789abcdef",
 			"url": "http://site.test/x", "domain": "site.test", "title": "<script>window.__pwned=1</script>", "chunk_count": 3}}, "next_after": ""})
 	})

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 // audit is run in a page and lists what a user would call broken: the page wider
 // than the window, a button or number broken over two lines, a form control
 // without a label, headings out of order, a missing landmark, an image without
-// alt text, a drawing's label under 10 px high, text with less than 4.5:1 contrast (3:1 when large), a link or an
+// alt text, a drawing's label under 10 px high, the controls of a one-line form out of line, text with less than 4.5:1 contrast (3:1 when large), a link or an
 // aria-describedby pointing at nothing, no title or icon.
 const audit = `(() => {
   const p = [];
@@ -40,6 +41,13 @@ const audit = `(() => {
   document.querySelectorAll('svg text').forEach(x => {
     const h = x.getBoundingClientRect().height;
     if (h > 0 && h < 10) p.push('the drawing\'s label "' + x.textContent + '" is ' + h.toFixed(1) + ' px high');
+  });
+  document.querySelectorAll('.rowform').forEach(f => {
+    const els = [...f.querySelectorAll('label, input:not([type=hidden]), select, button')].filter(e => e.offsetParent).map(e => [e, e.getBoundingClientRect()]);
+    for (let i = 1; i < els.length; i++) {
+      const [a, ra] = els[i - 1], [b, rb] = els[i], d = Math.abs((ra.top + ra.bottom) / 2 - (rb.top + rb.bottom) / 2);
+      if (ra.bottom > rb.top && rb.bottom > ra.top && d > 2) p.push('#' + (a.id || a.textContent.trim()) + ' and ' + (b.id || b.textContent.trim()) + ' in one row are ' + d.toFixed(0) + ' px out of line');
+    }
   });
   if (!document.title.trim()) p.push('no title');
   if (!document.querySelector('link[rel=icon]')) p.push('no icon');
@@ -82,8 +90,10 @@ func TestBrowserPages(t *testing.T) {
 	pages := []string{"/", "/?q=python+venv", "/?q=" + strings.Repeat("a", 2000), "/?q=python+venv&fusion=rrf", "/?q=python+venv&offset=20",
 		"/?q=", "/?q=x&w_bm25=abc&x=1", "/?q=x&k=500", "/entities/python", "/entities/nope", "/entities/" + strings.Repeat("x", 300),
 		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/" + web.FakeShellJobID, "/crawls/bad%20id", "/documents", "/documents?deleted=1", "/documents?after=%27",
-		"/documents?domain=site.test", "/documents?domain=site.test&removed=3&more=1"}
-	for _, width := range []int64{1280, 390} {
+		"/documents?domain=site.test", "/documents?domain=site.test&removed=3&more=1",
+		"/crawls?status=bogus", "/crawls?status=queued", "/crawls?status=done&limit=1", "/documents?limit=abc",
+		"/documents?domain=" + url.QueryEscape("https://docs.python.org/3/library/"), "/documents?domain=nothing.test", "/?k=abc", "/?q=x&lambda=abc&mmr=on"}
+	for _, width := range []int64{1280, 390, 375} {
 		s.do(chromedp.EmulateViewport(width, 900))
 		for _, p := range pages {
 			s.do(chromedp.Navigate(site + p))
@@ -112,6 +122,13 @@ func TestBrowserPages(t *testing.T) {
 		t.Errorf("on a phone the entity is drawn %.0f px off the middle of the view", off)
 	}
 	s.do(chromedp.EmulateViewport(1280, 900))
+	// On a desktop the crawls' status filter is one line: label, choice, button.
+	s.do(chromedp.Navigate(site + "/crawls"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	if !eval[bool](s, `(() => { const rs = [...document.querySelectorAll('#crawl-filter label, #crawl-filter select, #crawl-filter button')].map(e => e.getBoundingClientRect());
+	  return rs.length === 3 && rs.every(r => r.top < rs[0].bottom && r.bottom > rs[0].top); })()`) {
+		t.Error("the status filter is broken over lines at 1280 px")
+	}
 	s.keyboard(t, site)
 	s.errorLinkFocusesTheField(t, site)
 	s.crawlProgress(t, site)
@@ -331,13 +348,24 @@ func (s *stack) crawlsListNew(t *testing.T) {
 	if got := eval[[]string](s, ids); strings.Join(got, " ") != "aaaaaaaa-0000-4000-8000-000000000004 "+web.FakeShellJobID {
 		t.Errorf("the list of done crawls holds %q", got)
 	}
+	// An empty list shows its table when a crawl of its status comes.
+	s.do(chromedp.Navigate(site + "/crawls?status=cancelled"))
+	s.until(`document.getElementById('jobs').dataset.list === 'on'`, 30*time.Second)
+	add("aaaaaaaa-0000-4000-8000-000000000005", "cancelled", "http://fifth.test/")
+	s.until(`document.querySelector('tr[data-job="aaaaaaaa-0000-4000-8000-000000000005"]') !== null`, 30*time.Second)
+	if got := eval[[]string](s, `[String(document.getElementById('jobs').offsetParent !== null), String(document.getElementById('jobs-empty').offsetParent === null)]`); strings.Join(got, " ") != "true true" {
+		t.Errorf("after a crawl came to the empty list: table shown, empty note hidden = %q", got)
+	}
+	for _, problem := range eval[[]string](s, audit) {
+		t.Errorf("the once empty list with a new crawl: %s", problem)
+	}
 	// Without JavaScript nothing polls; a reload lists the new crawls.
 	s.scripts(false)
 	defer s.scripts(true)
 	s.do(chromedp.Navigate(site + "/crawls"))
 	s.until(`document.readyState === 'complete'`, 30*time.Second)
-	if got := eval[[]string](s, ids); len(got) != 6 || got[0] != "aaaaaaaa-0000-4000-8000-000000000004" {
-		t.Errorf("without JavaScript the reloaded list holds %q, want the 4 new crawls first", got)
+	if got := eval[[]string](s, ids); len(got) != 7 || got[0] != "aaaaaaaa-0000-4000-8000-000000000005" {
+		t.Errorf("without JavaScript the reloaded list holds %q, want the 5 new crawls first", got)
 	}
 }
 

@@ -82,7 +82,7 @@ func TestPagesRefuseBadParameters(t *testing.T) {
 			}
 		}
 		// Nothing is listed as if the parameter had not been given.
-		if strings.Contains(body, `<tr data-job=`) || strings.Contains(body, `<tr data-doc=`) || strings.Contains(body, "No documents") {
+		if strings.Contains(body, `<tr data-job=`) || strings.Contains(body, `<tr data-doc=`) || strings.Contains(body, `id="docs-empty"`) || strings.Contains(body, `id="jobs-empty"`) {
 			t.Errorf("%s: the page lists as if the parameter were not there", tt.path)
 		}
 	}
@@ -221,5 +221,25 @@ func TestCrawlsJSON(t *testing.T) {
 			!strings.Contains(b, `"field":"`+tc.field+`"`) || !strings.Contains(b, tc.says) {
 			t.Errorf("%s: %d %s", tc.query, resp.StatusCode, b)
 		}
+	}
+}
+
+// An empty list says why and what to do, with a link.
+func TestEmptyListsSayWhatToDo(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	for _, tt := range []struct{ path, want string }{
+		{"/documents?domain=nothing.test", `<p id="docs-empty">No stored documents for nothing.test. The filter takes the exact host a page was crawled from (docs.python.org is not www.docs.python.org). <a href="/documents">Show the documents of every host</a>.</p>`},
+		{"/documents?domain=nothing.test&limit=10&after=0123456789abcdef0123456789abcdef", `<p id="docs-empty">No more documents on this page of the list. <a href="/documents?domain=nothing.test&amp;limit=10">Back to the first page</a>.</p>`},
+		{"/crawls?status=cancelled", `<p id="jobs-empty">No cancelled crawls. <a href="/crawls">Show crawls of every status</a>.</p>`},
+	} {
+		status, body := get(t, c, r.srv.URL+tt.path)
+		if status != http.StatusOK || !strings.Contains(body, tt.want) {
+			t.Errorf("%s: %d, want %s", tt.path, status, tt.want)
+		}
+	}
+	// The empty crawls list's table is there (hidden) for the crawls app.js adds.
+	if _, body := get(t, c, r.srv.URL+"/crawls?status=cancelled"); !strings.Contains(body, `data-list-url="/crawls.json?status=cancelled" data-list-poll-ms="5000" hidden>`) {
+		t.Error("the empty list has no hidden table to add new crawls to")
 	}
 }
