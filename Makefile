@@ -55,11 +55,11 @@ apicheck: ## schemathesis against each service's /openapi.json (bounded: APICHEC
 
 .PHONY: load
 load: ## load test the running search service at 1 and 8 clients (p50/p99, QPS, RSS)
-	$(GO) run ./cmd/kgload -clients 1,8 -duration 30s -pid-file $(KGS_STATE)/run/search.pid
+	$(GO) run ./cmd/kgload -search http://127.0.0.1:$${SEARCH_PORT:-8080} -clients 1,8 -duration 30s -pid-file $(KGS_STATE)/run/search.pid
 
 .PHONY: fault
 fault: ## stop kg in the middle of a load run: every request must still be answered, degraded
-	$(GO) run ./cmd/kgload -clients 1 -duration 60s -fault
+	$(GO) run ./cmd/kgload -search http://127.0.0.1:$${SEARCH_PORT:-8080} -clients 1 -duration 60s -pid-file $(KGS_STATE)/run/search.pid -fault
 
 .PHONY: tokens
 tokens: ## token counts of JSON vs TOON payloads (cl100k_base, o200k_base; offline)
