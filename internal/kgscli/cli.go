@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -179,6 +180,12 @@ Exit codes: 0 done; 1 service error or a crawl that ended failed or cancelled; 2
 			for name, u := range map[string]string{"search-url": o.searchURL, "crawler-url": o.crawlerURL, "kg-url": o.kgURL} {
 				if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 					return usagef("--%s: %q is not an http(s) URL", name, u)
+				}
+				if pu, err := url.Parse(u); err == nil {
+					if p := strings.TrimRight(pu.Path, "/"); strings.HasSuffix(p, "/api") || strings.Contains(p, "/api/") {
+						pu.Path = p[:strings.Index(p+"/", "/api/")]
+						return usagef("--%s: %q: give the service's base URL, without /api/..., e.g. %s", name, u, pu.String())
+					}
 				}
 			}
 			if o.timeout <= 0 {

@@ -236,6 +236,9 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{[]string{"docs", "delete", "--domain", "http://127.0.0.1:8099/library/"}, ExitUsage, "give --domain 127.0.0.1"},
 		{[]string{"docs", "delete", "--domain", "[::1]:8099"}, ExitUsage, "give --domain ::1"},
 		{[]string{"status", "--search-url", "localhost:8080"}, ExitUsage, "--search-url"},
+		{[]string{"search", "x", "--search-url", "http://127.0.0.1:8080/api/v1/"}, ExitUsage, "base URL, without /api/..., e.g. http://127.0.0.1:8080"},
+		{[]string{"status", "--kg-url", "http://127.0.0.1:8088/api"}, ExitUsage, "e.g. http://127.0.0.1:8088"},
+		{[]string{"status", "--crawler-url", "https://api.example.com/kgs/api/v1/crawls"}, ExitUsage, "e.g. https://api.example.com/kgs (see"},
 		{[]string{"nosuchcommand"}, ExitUsage, "unknown command"},
 	}
 	for _, c := range cases {
