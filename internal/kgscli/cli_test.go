@@ -104,6 +104,9 @@ func newFake(t *testing.T) *fake {
 		left.Add(-n)
 		fmt.Fprintf(w, `{"domain":%q,"deleted":%d,"more":%t}`, strings.ToLower(r.URL.Query().Get("domain")), n, left.Load() > 0)
 	})
+	mux.HandleFunc("GET /api/v1/chunks/42", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"id":"42","ordinal":3,"text":"venv creates environments","start_offset":10,"end_offset":90,"document_id":"d1","url":"https://a.example/x"}`)
+	})
 	mux.HandleFunc("GET /api/v1/documents/{id}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(404)
@@ -251,7 +254,13 @@ func TestExitCodesAndMessages(t *testing.T) {
 		t.Errorf("bad command lines sent %d requests", n)
 	}
 
-	code, _, errs := run(t, f, false, "docs", "get", "nosuch")
+	// The chunk id a search result shows reads that chunk.
+	code, out, errs := run(t, f, false, "docs", "get", "42")
+	var ch apiclient.Chunk
+	if err := json.Unmarshal([]byte(out), &ch); code != 0 || err != nil || ch.URL != "https://a.example/x" || ch.StartOffset != 10 {
+		t.Errorf("docs get CHUNK: exit %d, %v, %q %s", code, err, out, errs)
+	}
+	code, _, errs = run(t, f, false, "docs", "get", "nosuch")
 	if code != ExitNotFound || !strings.Contains(errs, "document nosuch not found") {
 		t.Errorf("docs get unknown: exit %d %q", code, errs)
 	}

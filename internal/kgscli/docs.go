@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -63,19 +64,25 @@ func newDocsCmd(o *options) *cobra.Command {
 	var getFormat string
 	get := &cobra.Command{
 		Use:   "get ID",
-		Short: "Show a document (JSON), with --chunks its chunks and their offsets",
-		Args:  args(1, "a document id"),
+		Short: "Show a document (JSON), with --chunks its chunks and their offsets; or one chunk, by the chunk id a search result shows",
+		Args:  args(1, "a document id or a chunk id"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := checkChoice("--format", getFormat, "json"); err != nil {
 				return err
 			}
-			d, err := o.crawler().Document(cmd.Context(), a[0], chunks)
+			var v any
+			var err error
+			if id := strings.TrimSpace(a[0]); isChunkID(id) {
+				v, err = o.crawler().Chunk(cmd.Context(), id)
+			} else {
+				v, err = o.crawler().Document(cmd.Context(), id, chunks)
+			}
 			if err != nil {
 				return err
 			}
 			enc := json.NewEncoder(o.io.Out)
 			enc.SetIndent("", "  ")
-			return enc.Encode(d)
+			return enc.Encode(v)
 		},
 	}
 	get.Flags().BoolVar(&chunks, "chunks", false, "include the chunks with their text and byte offsets")
@@ -113,6 +120,13 @@ func newDocsCmd(o *options) *cobra.Command {
 	del.Flags().StringVar(&delDomain, "domain", "", "delete every document of this host name (no port: every port of it), in batches, with progress")
 	cmd.AddCommand(list, get, del)
 	return cmd
+}
+
+// isChunkID says whether id is a chunk id (digits, as search results cite
+// chunks) rather than a document id (32 hex characters).
+func isChunkID(id string) bool {
+	_, err := strconv.ParseInt(id, 10, 64)
+	return err == nil && len(id) <= 20
 }
 
 // checkHost refuses a --domain that names a port, a scheme or a path:
