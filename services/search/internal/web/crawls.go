@@ -131,6 +131,31 @@ type jobView struct {
 	Deletions []reasonCount // why stored versions were removed
 }
 
+// host is the host of the crawl's start page as the documents list filters by
+// it ("" when the URL has none it could use).
+func (v jobView) host() string {
+	u, err := url.Parse(v.URL)
+	if err != nil {
+		return ""
+	}
+	h, _, ok := hostParam(u.Hostname())
+	if !ok {
+		return ""
+	}
+	return h
+}
+
+// DocsHref is the documents list of the crawl's host, or of every host.
+func (v jobView) DocsHref() string { return documentsURL(v.host()) }
+
+// DocsText names that list.
+func (v jobView) DocsText() string {
+	if h := v.host(); h != "" {
+		return "the stored documents of " + h
+	}
+	return "all stored documents"
+}
+
 type reasonCount struct {
 	Reason string
 	N      int64

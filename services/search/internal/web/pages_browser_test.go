@@ -114,6 +114,12 @@ func TestBrowserPages(t *testing.T) {
 			t.Errorf("refused crawl at %d px: %s", width, problem)
 		}
 	}
+	// On a phone the documents' titles keep a third of the table (the tags column folds away).
+	s.do(chromedp.EmulateViewport(375, 900), chromedp.Navigate(site+"/documents"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	if share := eval[float64](s, `document.querySelector('table.docs td').getBoundingClientRect().width / document.querySelector('table.docs').getBoundingClientRect().width`); share < 1.0/3 {
+		t.Errorf("on a phone the documents' titles have %.0f%% of the table", share*100)
+	}
 	// On a phone the drawing scrolls in its frame, the entity in the middle of the view.
 	s.do(chromedp.EmulateViewport(390, 900), chromedp.Navigate(site+"/entities/python"))
 	s.until(`document.readyState === 'complete'`, 30*time.Second)
@@ -190,6 +196,18 @@ func (s *stack) keyboard(t *testing.T, site string) {
 		s.do(chromedp.KeyEvent("\t"))
 		if got := eval[string](s, focused); got != w {
 			t.Errorf("tab %d: focus on %q, want %q", i+1, got, w)
+		}
+	}
+	// The crawls list with a parameter it cannot use: after the navigation, the
+	// notice's way out, then the filter it names, then the start form.
+	s.do(chromedp.Navigate(site + "/crawls?status=bogus"))
+	s.until(`document.readyState === 'complete'`, 30*time.Second)
+	want = []string{"Skip to content visible", "kgsearch visible", "Search visible", "Crawls visible", "Documents visible",
+		"Open the page without status visible", "filter-status visible", "Show visible", "url visible"}
+	for i, w := range want {
+		s.do(chromedp.KeyEvent("\t"))
+		if got := eval[string](s, focused); got != w {
+			t.Errorf("crawls?status=bogus, tab %d: focus on %q, want %q", i+1, got, w)
 		}
 	}
 	s.do(chromedp.Navigate(site + "/?q=python+venv"))

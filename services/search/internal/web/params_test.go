@@ -238,6 +238,16 @@ func TestEmptyListsSayWhatToDo(t *testing.T) {
 			t.Errorf("%s: %d, want %s", tt.path, status, tt.want)
 		}
 	}
+	// A crawl page's list of pages, empty once the crawl has ended, says so and
+	// links what the crawl stored.
+	for id, want := range map[string]string{
+		shellJobID: `<p class="hint" id="pages-note">This crawl has ended: its pages are listed here only while it runs and this page is open. What it stored is in <a href="/documents?domain=spa.test">the stored documents of spa.test</a>.</p>`,
+		testJobID:  `<p class="hint" id="pages-note">Pages appear here while this page is open and the crawl runs. <a href="/documents?domain=site.test">the stored documents of site.test</a>.</p>`,
+	} {
+		if _, body := get(t, c, r.srv.URL+"/crawls/"+id); !strings.Contains(body, want) {
+			t.Errorf("the page of crawl %s lacks %s", id, want)
+		}
+	}
 	// The empty crawls list's table is there (hidden) for the crawls app.js adds.
 	if _, body := get(t, c, r.srv.URL+"/crawls?status=cancelled"); !strings.Contains(body, `data-list-url="/crawls.json?status=cancelled" data-list-poll-ms="5000" hidden>`) {
 		t.Error("the empty list has no hidden table to add new crawls to")
