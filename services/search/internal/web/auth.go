@@ -132,7 +132,11 @@ func (w *Web) mutating(c *gin.Context) bool {
 		return false
 	}
 	if !w.loggedIn(c) {
-		w.fail(c, http.StatusUnauthorized, "", "Log in with an API key first: this server requires one (KGS_API_KEYS) to start or cancel crawls and delete documents.", "/login?next="+url.QueryEscape(c.Request.Referer()))
+		back := "/login"
+		if next := refererPath(c.Request); next != "" {
+			back += "?next=" + url.QueryEscape(next)
+		}
+		w.fail(c, http.StatusUnauthorized, "", "Log in with an API key first: this server requires one (KGS_API_KEYS) to start or cancel crawls and delete documents.", back)
 		return false
 	}
 	return true
@@ -156,30 +160,64 @@ type loginView struct {
 	Error string
 	// PrivateReads: searching needs the login too, and the page must not say otherwise.
 	PrivateReads bool
+	ParamError   *paramError // a URL parameter the page cannot use (next naming another site)
 }
 
-// safeNext keeps redirects on this site: a local absolute path only.
+// safeNext keeps redirects on this site: a local absolute path only, else the
+// crawls page.
 func safeNext(s string) string {
-	if s == "" {
-		return "/crawls"
+	if p, ok := localPath(s); ok {
+		return p
 	}
-	if u, err := url.Parse(s); err == nil && u.Host == "" && u.Scheme == "" {
-		s = u.RequestURI()
-	} else {
-		return "/crawls"
-	}
-	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") {
-		return "/crawls"
-	}
-	return s
+	return "/crawls"
 }
+
+// localPath reports whether s is a path on this site (not another host, not a
+// scheme, not // or /\ which browsers read as a host), and returns it as a
+// request URI.
+func localPath(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if s == "" || err != nil || u.Host != "" || u.Scheme != "" {
+		return "", false
+	}
+	s = u.RequestURI()
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") {
+		return "", false
+	}
+	return s, true
+}
+
+// refererPath is the page a form was sent from, as a local path, when the
+// Referer names this host; "" otherwise.
+func refererPath(r *http.Request) string {
+	u, err := url.Parse(r.Referer())
+	if err != nil || u.Host != r.Host {
+		return ""
+	}
+	p, _ := localPath(u.RequestURI())
+	return p
+}
+
+// loginQuery is what the login page reads from its URL: next, the page to go
+// to after the login.
+var loginQuery = pageQuery{Path: "/login", Known: []string{"next"}}
 
 func (w *Web) loginPage(c *gin.Context) {
+	v, bad := loginQuery.read(c.Request)
 	if len(w.d.APIKeys) == 0 {
-		c.Redirect(http.StatusSeeOther, safeNext(c.Query("next")))
+		c.Redirect(http.StatusSeeOther, safeNext(v.Get("next")))
 		return
 	}
-	w.render(c, http.StatusOK, "login", "Log in", "", loginView{Next: safeNext(c.Query("next")), PrivateReads: w.d.PrivateReads})
+	view := loginView{Next: safeNext(v.Get("next")), PrivateReads: w.d.PrivateReads}
+	if _, ok := localPath(v.Get("next")); bad == nil && v.Get("next") != "" && !ok {
+		bad = loginQuery.bad(v, "next", "next is the page of this site to return to after logging in, a path such as /crawls; after this login you go to the crawls page.")
+	}
+	if bad != nil {
+		view.ParamError = bad
+		w.render(c, http.StatusBadRequest, "login", "Log in", "", view)
+		return
+	}
+	w.render(c, http.StatusOK, "login", "Log in", "", view)
 }
 
 func (w *Web) login(c *gin.Context) {

@@ -253,3 +253,46 @@ func TestEmptyListsSayWhatToDo(t *testing.T) {
 		t.Error("the empty list has no hidden table to add new crawls to")
 	}
 }
+
+// The login page's next must be a page of this site: another site's address is
+// said (400, the login form still there, going to the crawls page), not silently
+// replaced. A refused form sends to the login with the page it came from as a
+// path, which the login page accepts.
+func TestLoginNext(t *testing.T) {
+	r := newRig(t, []string{"web-test-key-0123456789"})
+	c := r.client(t)
+	for _, tt := range []struct {
+		next   string
+		status int
+		hidden string
+	}{
+		{"https://evil.test/", http.StatusBadRequest, "/crawls"},
+		{"//evil.test/x", http.StatusBadRequest, "/crawls"},
+		{"/documents?domain=site.test", http.StatusOK, "/documents?domain=site.test"},
+		{"", http.StatusOK, "/crawls"},
+	} {
+		status, body := get(t, c, r.srv.URL+"/login?utm_source=x&next="+url.QueryEscape(tt.next))
+		m := paramNotice.FindStringSubmatch(body)
+		if status != tt.status || (m != nil) != (tt.status == http.StatusBadRequest) ||
+			!strings.Contains(body, `<input type="hidden" name="next" value="`+html.EscapeString(tt.hidden)+`">`) || !strings.Contains(body, `id="key"`) {
+			t.Errorf("next=%q: %d, notice %v; want %d and the form going to %s", tt.next, status, m != nil, tt.status, tt.hidden)
+			continue
+		}
+		if m != nil && (m[1] != "next" || !strings.Contains(m[2], `<a href="/login?utm_source=x">`) && !strings.Contains(m[2], `<a href="/login">`)) {
+			t.Errorf("next=%q: the notice %q", tt.next, m[2])
+		}
+	}
+	_, page := get(t, c, r.srv.URL+"/login")
+	req, _ := http.NewRequest(http.MethodPost, r.srv.URL+"/crawls", strings.NewReader(url.Values{"csrf": {csrfOf(t, page)}, "url": {"http://site.test/"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Referer", r.srv.URL+"/crawls?status=done")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAll(resp)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `href="/login?next=%2Fcrawls%3Fstatus%3Ddone"`) {
+		t.Errorf("a refused form links the login as %q", regexp.MustCompile(`href="/login[^"]*"`).FindString(body))
+	}
+}
