@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Brings the local stack (MariaDB 11.8, Neo4j 5.26, the embedding model) up or down.
 # Everything lives under ${KGS_STATE:-<repo>/.state}; nothing is installed system-wide
-# except the few Debian tools the component scripts need (patchelf, maven, java).
+# except patchelf (mariadb.sh installs it with apt-get when it is missing). Java 17 or 21,
+# Maven (neo4j.sh) and Python 3 with pip (model.sh) must be there: the scripts stop
+# with a message naming what is missing.
 #
 #   stack.sh up      install what is missing, start what is stopped, wait until ready
 #   stack.sh down    stop exactly the processes this stack started (pid files)
