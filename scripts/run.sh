@@ -65,7 +65,7 @@ print(j["status"], "fetched=%s stored=%s unchanged=%s failed=%s discovered=%s" %
 	fi
 	sleep 3
 done
-[[ $status == done ]] || { echo "crawl ended $status; see $KGS_STATE/logs/crawler.log" >&2; exit 1; }
+[[ $status == "done" ]] || { echo "crawl ended $status; see $KGS_STATE/logs/crawler.log" >&2; exit 1; }
 
 step "index: waiting for the search index and the graph to catch up"
 # The index has caught up when search's index_lag is 0; the graph when kg holds as
