@@ -37,7 +37,7 @@ env: ## print the environment the services and tests use (eval "$$(make -s env)"
 	@deploy/local/stack.sh env
 
 .PHONY: build
-build: ## build the three services into bin/
+build: ## build the three services, kgs and the tools of cmd/ into bin/
 	@mkdir -p bin
 	$(GO) build -o bin/ ./services/crawler ./services/kg ./services/search ./cmd/...
 
