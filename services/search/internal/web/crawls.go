@@ -53,6 +53,8 @@ var (
 	crawlsJSONSpec = httpserver.QuerySpec{Names: []string{"status", "limit"},
 		Instead: map[string]string{"state": "status", "k": "limit", "n": "limit", "size": "limit", "count": "limit", "per_page": "limit"}}
 	crawlStatuses = []string{"queued", "running", "done", "failed", "cancelled"}
+	// noParams is the URL of a JSON route that takes none (GET /crawls/{id}/status).
+	noParams = httpserver.QuerySpec{Unknown: "this route takes no URL parameters"}
 )
 
 // The crawls list shows crawlsLimit crawls unless its URL asks for another
@@ -432,10 +434,16 @@ func (w *Web) crawlEvents(c *gin.Context) {
 // crawlStatus answers a job's status as JSON (the crawler's answer, as the
 // client reads it) for static/app.js, which refreshes the running rows of the
 // crawls list with it; like the event stream, it keeps the crawler's address
-// and key on this server. Errors are problem documents.
+// and key on this server. It takes no URL parameters (one is a 400, as on the
+// API). Errors are problem documents.
 func (w *Web) crawlStatus(c *gin.Context) {
 	securityHeaders(c)
 	c.Header("Cache-Control", "no-store")
+	var he *httpserver.Error
+	if _, err := httpserver.StrictQuery(c.Request, noParams); errors.As(err, &he) {
+		problem(c, he.Status, he.Field, he.Detail)
+		return
+	}
 	id := c.Param("id")
 	if !validID.MatchString(id) {
 		problem(c, http.StatusBadRequest, "id", "A crawl id is a UUID such as 0b6c…; pick one from the list of crawls.")

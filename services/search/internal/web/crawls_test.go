@@ -628,6 +628,7 @@ func TestCrawlStatusJSON(t *testing.T) {
 	}{
 		{"/crawls/bad%20id/status", http.StatusBadRequest, `"field":"id"`},
 		{"/crawls/not-a-job/status", http.StatusNotFound, `"detail":"crawl job not found"`},
+		{"/crawls/" + testJobID + "/status?limit=5", http.StatusBadRequest, `"field":"limit"`},
 	} {
 		resp, err := c.Get(r.srv.URL + tc.path)
 		if err != nil {
