@@ -50,6 +50,7 @@ type fakeCrawler struct {
 	// shows them first. listQueries records the list calls' query strings.
 	added       []map[string]any
 	listQueries []string
+	failList    bool // the list answers 503
 }
 
 // listCrawls answers GET /api/v1/crawls as the crawler does: newest first, of
@@ -59,6 +60,11 @@ func (f *fakeCrawler) listCrawls(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f.mu.Lock()
 	f.listQueries = append(f.listQueries, r.URL.RawQuery)
+	if f.failList {
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
 	jobs := make([]map[string]any, 0, len(f.added)+2)
 	for i := len(f.added) - 1; i >= 0; i-- {
 		jobs = append(jobs, f.added[i])

@@ -39,14 +39,19 @@ func FakeSiteFinishing(t testing.TB, after int) (site string, reads func() int) 
 
 // FakeSiteAddingCrawls is FakeSite whose crawls list asks for new crawls every
 // poll; add makes the crawler list a crawl started after the page loaded (first,
-// newest first), lists tells how many times the crawler was asked for the list.
-func FakeSiteAddingCrawls(t testing.TB, poll time.Duration) (site string, add func(id, status, startURL string), lists func() int) {
+// newest first), lists tells how many times the crawler was asked for the list,
+// fail makes its list answer 503 (or not).
+func FakeSiteAddingCrawls(t testing.TB, poll time.Duration) (site string, add func(id, status, startURL string), lists func() int, fail func(bool)) {
 	t.Helper()
 	r := newRig(t, nil)
 	r.web.d.CrawlsPoll = poll
 	return r.srv.URL, r.crawler.addCrawl, func() int {
-		r.crawler.mu.Lock()
-		defer r.crawler.mu.Unlock()
-		return len(r.crawler.listQueries)
-	}
+			r.crawler.mu.Lock()
+			defer r.crawler.mu.Unlock()
+			return len(r.crawler.listQueries)
+		}, func(on bool) {
+			r.crawler.mu.Lock()
+			defer r.crawler.mu.Unlock()
+			r.crawler.failList = on
+		}
 }

@@ -314,7 +314,7 @@ func (s *stack) crawlsListLive(t *testing.T) {
 // reload shows them.
 func (s *stack) crawlsListNew(t *testing.T) {
 	const poll = 400 * time.Millisecond
-	site, add, lists := web.FakeSiteAddingCrawls(t, poll)
+	site, add, lists, fail := web.FakeSiteAddingCrawls(t, poll)
 	const first, second = "aaaaaaaa-0000-4000-8000-000000000001", "aaaaaaaa-0000-4000-8000-000000000002"
 	ids := `[...document.querySelectorAll('#jobs tbody tr')].map(tr => tr.dataset.job)`
 	s.do(chromedp.Navigate(site + "/crawls"))
@@ -377,6 +377,18 @@ func (s *stack) crawlsListNew(t *testing.T) {
 	for _, problem := range eval[[]string](s, audit) {
 		t.Errorf("the once empty list with a new crawl: %s", problem)
 	}
+	// A list the server no longer answers stops asking after five tries, and says so.
+	fail(true)
+	s.until(`document.getElementById('jobs').dataset.list === 'off'`, 30*time.Second)
+	if got := eval[string](s, `document.getElementById('jobs-new').textContent`); !strings.Contains(got, "New crawls are no longer looked for") {
+		t.Errorf("after the list failed the live region says %q", got)
+	}
+	n = lists()
+	time.Sleep(4 * poll)
+	if lists() != n {
+		t.Errorf("the list was asked %d more times after it stopped", lists()-n)
+	}
+	fail(false)
 	// Without JavaScript nothing polls; a reload lists the new crawls.
 	s.scripts(false)
 	defer s.scripts(true)
