@@ -16,7 +16,7 @@ type outcome struct {
 var outcomes = []outcome{
 	{"stored", "stored", "its text was stored and indexed."},
 	{"unchanged", "unchanged", "the same as the version stored before; nothing to do."},
-	{"deleted", "removed from the index", "the stored version was deleted: the page is gone (404 or 410), or no longer has text to index (noindex, empty, rendered by JavaScript) or now redirects."},
+	{"deleted", "removed from the index", "the stored version was deleted: the page is gone (404 or 410), no longer has text to index (noindex, empty, rendered by JavaScript), now serves something other than HTML or text, or now redirects."},
 	{"empty", "no text", "the page has no text to index."},
 	{"noindex", "not indexed (noindex)", "the page asks search engines not to index it (a robots noindex tag or header)."},
 	{"script_rendered", "rendered by JavaScript: needs a browser", "the HTML is an empty shell that a script fills in the browser; the crawler does not run scripts, so there is no text to index."},
