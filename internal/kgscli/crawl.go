@@ -66,7 +66,7 @@ func newCrawlCmd(o *options) *cobra.Command {
 	fl.IntVar(&f.depth, "depth", -1, "link distance from the start page (-1: the crawler's default, 2)")
 	fl.StringArrayVar(&f.include, "include", nil, "only crawl URLs matching this `regexp` (repeatable)")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "do not crawl URLs matching this `regexp` (repeatable)")
-	fl.StringSliceVar(&f.tags, "tags", nil, "tags stored with every document the crawl stores (comma-separated); a page found unchanged keeps the tags it had")
+	fl.StringSliceVar(&f.tags, "tags", nil, "tags of every page the crawl processes (comma-separated); they replace a page's stored tags, also when it is unchanged")
 	fl.StringSliceVar(&f.domains, "domains", nil, "hosts in scope (default the start URL's host)")
 	fl.BoolVar(&f.noRobots, "no-robots", false, "ignore robots.txt")
 	fl.BoolVar(&f.noSitemap, "no-sitemap", false, "do not seed from the sitemap")

@@ -35,7 +35,7 @@ type CrawlInput struct {
 	AllowedDomains []string `json:"allowed_domains,omitempty" jsonschema:"hosts in scope, subdomains included (default the start URL's host)"`
 	Include        []string `json:"include,omitempty" jsonschema:"regular expressions; when given only URLs matching one are crawled"`
 	Exclude        []string `json:"exclude,omitempty" jsonschema:"regular expressions; URLs matching one are not crawled"`
-	Tags           []string `json:"tags,omitempty" jsonschema:"tags stored with every document the crawl stores, to filter searches later (a page found unchanged keeps the tags it had)"`
+	Tags           []string `json:"tags,omitempty" jsonschema:"tags of every page the crawl processes, to filter searches later; they replace the tags a page was stored with, also when it is unchanged"`
 	RespectRobots  *bool    `json:"respect_robots,omitempty" jsonschema:"obey robots.txt (default true)"`
 	UseSitemap     *bool    `json:"use_sitemap,omitempty" jsonschema:"seed from the site's sitemap (default true)"`
 	Recrawl        bool     `json:"recrawl,omitempty" jsonschema:"check known pages for changes with conditional requests"`

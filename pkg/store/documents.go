@@ -116,6 +116,18 @@ type UpsertResult struct {
 	ChunkIDs []int64
 }
 
+func checkTags(tags []string) error {
+	if len(tags) > maxTags {
+		return invalid("document tags", "%d tags, at most %d", len(tags), maxTags)
+	}
+	for _, t := range tags {
+		if t == "" || len(t) > maxTagLen {
+			return invalid("document tags", "tag %q must be 1..%d bytes", t, maxTagLen)
+		}
+	}
+	return nil
+}
+
 func (s *Store) prepareDocument(doc *Document, chunks []Chunk, m Model) error {
 	if doc.URL == "" {
 		return invalid("document URL", "empty")
@@ -138,13 +150,8 @@ func (s *Store) prepareDocument(doc *Document, chunks []Chunk, m Model) error {
 	if len(doc.Domain) > maxDomainLen {
 		return invalid("document domain", "longer than %d bytes", maxDomainLen)
 	}
-	if len(doc.Tags) > maxTags {
-		return invalid("document tags", "%d tags, at most %d", len(doc.Tags), maxTags)
-	}
-	for _, t := range doc.Tags {
-		if t == "" || len(t) > maxTagLen {
-			return invalid("document tags", "tag %q must be 1..%d bytes", t, maxTagLen)
-		}
+	if err := checkTags(doc.Tags); err != nil {
+		return err
 	}
 	if len(doc.Title) > maxTitleLen || !utf8.ValidString(doc.Title) {
 		return invalid("document title", "must be valid UTF-8 of at most %d bytes", maxTitleLen)
@@ -259,6 +266,36 @@ func (s *Store) UpsertDocument(ctx context.Context, doc *Document, chunks []Chun
 	}
 	doc.ChunkCount = len(chunks)
 	return res, nil
+}
+
+// SetDocumentTags replaces the tags of a stored document without touching its
+// content or chunks, and records an update change so that the indexes derived
+// from the change feed (search's Bleve index and tag filters) re-read the
+// document. kg holds no tags: no outbox row is written. It returns the
+// document as stored afterwards; unknown ids give ErrNotFound.
+func (s *Store) SetDocumentTags(ctx context.Context, id string, tags []string) (Document, error) {
+	if err := checkTags(tags); err != nil {
+		return Document{}, fmt.Errorf("set tags of document %s: %w", id, err)
+	}
+	if !isASCII(id) {
+		return Document{}, fmt.Errorf("set tags of document %s: %w", id, ErrNotFound)
+	}
+	raw, _ := json.Marshal(nonNil(tags))
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, "UPDATE documents SET tags = ?, updated_at = UTC_TIMESTAMP(6) WHERE id = ?", string(raw), id)
+		if err != nil {
+			return fmt.Errorf("write tags: %w", err)
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		_, err = recordChange(ctx, tx, id, OpUpdate)
+		return err
+	})
+	if err != nil {
+		return Document{}, fmt.Errorf("set tags of document %s: %w", id, err)
+	}
+	return s.GetDocument(ctx, id)
 }
 
 func (s *Store) insertChunks(ctx context.Context, tx *sql.Tx, chunks []Chunk) error {

@@ -72,6 +72,8 @@ type Guard interface {
 // (pipeline.Pipeline).
 type Indexer interface {
 	Index(ctx context.Context, p pipeline.Page) (pipeline.Result, error)
+	// Retag gives an unchanged stored page new tags (pipeline.Pipeline.Retag).
+	Retag(ctx context.Context, prev *store.Document, tags []string) (store.Document, string, error)
 }
 
 // Deps are the parts an Engine works with.

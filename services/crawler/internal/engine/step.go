@@ -69,7 +69,8 @@ func (e *Engine) runPage(ctx context.Context, p pageJob) pageDone {
 	}
 	if out, ok := answerOutcome(resp); !ok {
 		if out.reason == DoneUnchanged {
-			e.m.unchanged.Inc()
+			d.out = e.notModified(ctx, p, out)
+			return d
 		}
 		d.out = out
 		return d
@@ -111,6 +112,23 @@ func (e *Engine) runPage(ctx context.Context, p pageJob) pageDone {
 	return d
 }
 
+// notModified ends a page answered 304 Not Modified: unchanged, with the
+// request's tags given to its stored version when they differ (as Index does
+// for a page whose content hash is unchanged).
+func (e *Engine) notModified(ctx context.Context, p pageJob, out outcome) outcome {
+	e.m.unchanged.Inc()
+	if p.prev == nil {
+		return out
+	}
+	out.chunks = p.prev.ChunkCount
+	_, detail, err := e.pipe.Retag(ctx, p.prev, p.tags)
+	if err != nil {
+		return storeFailure(ctx, FailStore, err)
+	}
+	out.detail = detail
+	return out
+}
+
 // answerOutcome decides what an HTTP answer means before extraction: ok is
 // true for a 2xx answer, whose body goes on through the step.
 func answerOutcome(resp *fetch.Response) (outcome, bool) {
@@ -143,7 +161,7 @@ func indexOutcome(res pipeline.Result) outcome {
 	case pipeline.Stored:
 		return outcome{state: store.FrontierDone, reason: DoneStored, chunks: res.Chunks}
 	case pipeline.Unchanged:
-		return outcome{state: store.FrontierDone, reason: DoneUnchanged, chunks: res.Chunks}
+		return outcome{state: store.FrontierDone, reason: DoneUnchanged, chunks: res.Chunks, detail: res.RetagDetail}
 	case pipeline.NoIndex:
 		return outcome{state: store.FrontierDone, reason: DoneNoIndex}
 	case pipeline.ScriptRendered:

@@ -91,6 +91,10 @@ type allowAll struct{}
 
 func (allowAll) CheckURL(*url.URL) error { return nil }
 
+func (x *fakeIndexer) Retag(_ context.Context, prev *store.Document, _ []string) (store.Document, string, error) {
+	return *prev, "", nil
+}
+
 func fakeEngine(f *fakeFetcher, x *fakeIndexer) *Engine {
 	return New(Config{Canon: canon.DefaultOptions()}, Deps{Store: fakeStore{}, Fetcher: f, Guard: allowAll{}, Indexer: x}, nil, nil)
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,13 +67,19 @@ type Result struct {
 	Shell    *htmltext.Shell
 	Document store.Document
 	Chunks   int
-	Timings  Timings
+	// Retagged says that an unchanged page got the request's tags in place
+	// of those it was stored with (without being embedded again); RetagDetail
+	// says it in words.
+	Retagged    bool
+	RetagDetail string
+	Timings     Timings
 }
 
 // Store keeps a document with its chunks and kg outbox row in one
 // transaction (store.Store).
 type Store interface {
 	UpsertDocument(ctx context.Context, doc *store.Document, chunks []store.Chunk, outboxPayload json.RawMessage) (store.UpsertResult, error)
+	SetDocumentTags(ctx context.Context, id string, tags []string) (store.Document, error)
 }
 
 // Pipeline indexes pages. It is safe for concurrent use.
@@ -154,6 +161,15 @@ func (p *Pipeline) Index(ctx context.Context, in Page) (Result, error) {
 		res.Outcome = Unchanged
 		res.Document = *in.Previous
 		res.Chunks = in.Previous.ChunkCount
+		t := time.Now()
+		doc, detail, err := p.Retag(ctx, in.Previous, in.Tags)
+		if detail != "" {
+			res.Timings.Store = time.Since(t)
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Document, res.Retagged, res.RetagDetail = doc, detail != "", detail
 		return res, nil
 	}
 
@@ -222,6 +238,40 @@ func (p *Pipeline) Index(ctx context.Context, in Page) (Result, error) {
 	res.Document = *doc
 	res.Chunks = len(chunks)
 	return res, nil
+}
+
+// Retag gives an unchanged stored page the tags of the latest crawl or
+// request: the tags a page is stored with are those of the crawl that last
+// processed it, whether its content changed or not. When tags differ from
+// prev's (as sets) it writes them (store.SetDocumentTags: no chunking or
+// embedding; the change feed tells search) and returns the stored document
+// and a detail saying what changed; otherwise prev and "".
+func (p *Pipeline) Retag(ctx context.Context, prev *store.Document, tags []string) (store.Document, string, error) {
+	if sameTags(prev.Tags, tags) {
+		return *prev, "", nil
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	doc, err := p.st.SetDocumentTags(wctx, prev.ID, tags)
+	if err != nil {
+		return *prev, "", fmt.Errorf("%w %s (tags): %w", ErrStore, prev.URL, err)
+	}
+	return doc, fmt.Sprintf("content unchanged; tags %s replaced by %s", tagList(prev.Tags), tagList(tags)), nil
+}
+
+// sameTags reports whether a and b hold the same tags, in any order.
+func sameTags(a, b []string) bool {
+	as, bs := slices.Clone(a), slices.Clone(b)
+	slices.Sort(as)
+	slices.Sort(bs)
+	return slices.Equal(slices.Compact(as), slices.Compact(bs))
+}
+
+func tagList(tags []string) string {
+	if len(tags) == 0 {
+		return "[]"
+	}
+	return "[" + strings.Join(tags, ", ") + "]"
 }
 
 // scriptShell returns what shows that an HTML page with (next to) no text

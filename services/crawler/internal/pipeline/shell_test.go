@@ -20,6 +20,10 @@ func (s *countingStore) UpsertDocument(_ context.Context, _ *store.Document, chu
 	return store.UpsertResult{}, nil
 }
 
+func (s *countingStore) SetDocumentTags(context.Context, string, []string) (store.Document, error) {
+	return store.Document{}, nil
+}
+
 // wholeSplitter makes one piece of a page's whole text.
 type wholeSplitter struct{}
 

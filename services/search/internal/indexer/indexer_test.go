@@ -2,6 +2,7 @@ package indexer_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -187,5 +188,35 @@ func TestTitles(t *testing.T) {
 	}
 	if got := e.Indexer.Titles("", 5); len(got) != 0 {
 		t.Errorf("empty prefix: got %v", got)
+	}
+}
+
+// TestRetagReachesTheIndex: a crawl that finds a page unchanged but with new
+// tags replaces them with store.SetDocumentTags (no new chunks); the change
+// feed carries it to Bleve's tag filter and the document table.
+func TestRetagReachesTheIndex(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{NoKG: true})
+	d := doc("https://a.example/1", "Python asyncio", "event loop tasks")
+	d.Tags = []string{"python-docs"}
+	e.Add(t, d)
+	id := store.DocumentID(d.URL)
+	if _, err := e.Store.SetDocumentTags(context.Background(), id, []string{"python"}); err != nil {
+		t.Fatal(err)
+	}
+	e.Sync(t)
+	for tag, want := range map[string]int{"python": 1, "python-docs": 0} {
+		hs, err := e.Index.Search(context.Background(), "event loop", 10, bm25.Filter{Tags: []string{tag}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hs) != want {
+			t.Errorf("Bleve search with tag %s: %d hits, want %d", tag, len(hs), want)
+		}
+		if got := e.Indexer.Count([]string{tag}, ""); got != want {
+			t.Errorf("Count(%s) = %d, want %d", tag, got, want)
+		}
+	}
+	if _, err := e.Store.SetDocumentTags(context.Background(), store.DocumentID("https://a.example/none"), nil); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("tags of an unknown document: got %v, want ErrNotFound", err)
 	}
 }
