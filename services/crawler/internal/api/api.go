@@ -437,7 +437,13 @@ func (a *API) listDocuments(c *gin.Context) error {
 	if after != "" && !isDocumentID(after) {
 		return httpserver.BadRequest("after", "want the next_after of the previous page (a document id: 32 lower-case hex digits); leave it out for the first page")
 	}
-	page, err := a.d.Documents.ListDocuments(c.Request.Context(), store.ListOptions{After: after, Limit: limit, Domain: c.Query("domain")})
+	domain := ""
+	if raw := strings.TrimSpace(c.Query("domain")); raw != "" {
+		if domain, err = documentHost(raw); err != nil {
+			return err
+		}
+	}
+	page, err := a.d.Documents.ListDocuments(c.Request.Context(), store.ListOptions{After: after, Limit: limit, Domain: domain})
 	if err != nil {
 		return mapError(err, "documents")
 	}
@@ -556,12 +562,9 @@ func (a *API) deleteDomain(c *gin.Context) error {
 	if raw == "" {
 		return httpserver.BadRequest("domain", "name the host whose documents to delete (domain=docs.example.com); one document is deleted with DELETE /api/v1/documents/{id}")
 	}
-	if err := notAURL("domain", raw); err != nil {
-		return err
-	}
-	domain, err := canon.NormalizeHost(raw)
+	domain, err := documentHost(raw)
 	if err != nil {
-		return httpserver.BadRequest("domain", "not a host name: "+err.Error())
+		return err
 	}
 	limit, err := intParam(c, "limit", 200, 1, 1000)
 	if err != nil {
@@ -691,6 +694,29 @@ func (a *API) removeBlocklist(c *gin.Context) error {
 	a.d.BlocklistChanged()
 	c.Status(http.StatusNoContent)
 	return nil
+}
+
+// documentHost reads the domain parameter of GET and DELETE
+// /api/v1/documents: a host name, as documents are stored (lower case, no
+// port). A host with a port is refused with the host to give instead: the
+// store does not tell a host's ports apart, so domain=127.0.0.1 lists (or
+// deletes) the documents of every port of 127.0.0.1.
+func documentHost(raw string) (string, error) {
+	if err := notAURL("domain", raw); err != nil {
+		return "", err
+	}
+	if h, port, err := net.SplitHostPort(raw); err == nil && h != "" && port != "" {
+		host, herr := canon.NormalizeHost(h)
+		if herr != nil {
+			host = h
+		}
+		return "", httpserver.BadRequest("domain", fmt.Sprintf("documents are kept per host, without a port: give domain=%s (it covers every port of that host)", host))
+	}
+	host, err := canon.NormalizeHost(raw)
+	if err != nil {
+		return "", httpserver.BadRequest("domain", "not a host name: "+err.Error())
+	}
+	return host, nil
 }
 
 // notAURL refuses a URL where a host name is wanted (the blocklist, deletion by

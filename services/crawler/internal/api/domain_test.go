@@ -24,7 +24,26 @@ func TestDeleteDomainThroughAPI(t *testing.T) {
 		}
 	}
 
-	code, res, _ := f.do(t, http.MethodDelete, "/api/v1/documents?domain=127.0.0.1&limit=2", "")
+	// Documents are kept per host: host:port (as the site's URL has it) is
+	// refused the same way by GET and DELETE, naming the host to give, and
+	// nothing is deleted; the host lists the site's documents.
+	hostPort := strings.TrimPrefix(site.URL, "http://")
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		code, res, _ := f.do(t, m, "/api/v1/documents?domain="+hostPort, "")
+		if detail, _ := res["detail"].(string); code != http.StatusBadRequest || res["field"] != "domain" || !strings.Contains(detail, "give domain=127.0.0.1 ") {
+			t.Errorf("%s /documents?domain=%s: got %d %v, want 400 naming the host 127.0.0.1", m, hostPort, code, res)
+		}
+	}
+	code, res, _ := f.do(t, http.MethodGet, "/api/v1/documents?domain=127.0.0.1", "")
+	if docs, _ := res["documents"].([]any); code != http.StatusOK || len(docs) != 3 {
+		t.Fatalf("GET /documents?domain=127.0.0.1: got %d %v, want the 3 documents of the site", code, res)
+	}
+	code, res, _ = f.do(t, http.MethodGet, "/api/v1/documents?domain=LocalHost.", "")
+	if docs, _ := res["documents"].([]any); code != http.StatusOK || len(docs) != 1 {
+		t.Errorf("GET /documents?domain=LocalHost.: got %d %v, want the localhost document (the host as a user may type it)", code, res)
+	}
+
+	code, res, _ = f.do(t, http.MethodDelete, "/api/v1/documents?domain=127.0.0.1&limit=2", "")
 	if code != http.StatusOK || res["domain"] != "127.0.0.1" || res["deleted"] != float64(2) || res["more"] != true {
 		t.Fatalf("first batch: got %d %v, want 2 deleted and more", code, res)
 	}

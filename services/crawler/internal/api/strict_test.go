@@ -75,6 +75,8 @@ func TestRequestsReadStrictly(t *testing.T) {
 		{"DELETE", "/api/v1/documents?domain=docs.example&limit=1", "", "", 200, "", ""},
 		{"DELETE", "/api/v1/documents?domain=docs.example&all=1", "", "", 400, "all", "the parameters are domain, limit"},
 		{"DELETE", "/api/v1/documents?domain=https://docs.example/a", "", "", 400, "domain", "not a URL (for this URL: docs.example)"},
+		{"DELETE", "/api/v1/documents?domain=docs.example:8080", "", "", 400, "domain", "give domain=docs.example (it covers every port"},
+		{"GET", "/api/v1/documents?domain=%5B::1%5D:8080", "", "", 400, "domain", "give domain=::1 "},
 		{"DELETE", "/api/v1/documents/" + docID + "?purge=1", "", "", 400, "purge", "takes no URL parameters"},
 		{"GET", "/api/v1/chunks/1?with=doc", "", "", 400, "with", "takes no URL parameters"},
 		{"GET", "/api/v1/blocklist?domain=x", "", "", 400, "domain", "takes no URL parameters"},
