@@ -362,6 +362,18 @@ func TestPageAndBlocklist(t *testing.T) {
 	if res["url"] != site.URL+"/http" || res["title"] != "http module" || res["chunks"].(float64) < 1 || res["id"] != store.DocumentID(site.URL+"/http") {
 		t.Errorf("POST /pages: got %v, want the canonical URL, title, id and >= 1 chunk", res)
 	}
+	// A new page's document is answered with the times it was stored with.
+	stored, err := f.st.DocumentByURL(context.Background(), site.URL+"/http")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := res["document"].(map[string]any)
+	for k, want := range map[string]time.Time{"created_at": stored.CreatedAt, "updated_at": stored.UpdatedAt} {
+		got, err := time.Parse(time.RFC3339Nano, fmt.Sprint(doc[k]))
+		if err != nil || !got.Equal(want) || got.Year() < 2000 {
+			t.Errorf("POST /pages on a new page: document.%s = %v, want the stored %s", k, doc[k], want)
+		}
+	}
 	if code, res, _ := f.do(t, http.MethodPost, "/api/v1/pages", fmt.Sprintf(`{"url":%q}`, site.URL+"/notfound")); code != http.StatusUnprocessableEntity {
 		t.Errorf("POST /pages for a 404: got %d %v, want 422", code, res)
 	}

@@ -121,7 +121,14 @@ func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (P
 			removed = append(removed, removal(prev, d.out))
 			return deletedResult(prev, d.out, stages, removed), nil
 		}
-		return PageResult{Document: d.result.Document, Outcome: d.result.Outcome, Detail: d.out.detail, Chunks: d.result.Chunks,
+		doc := d.result.Document
+		if d.result.Outcome == pipeline.Stored {
+			// The store sets created_at and updated_at: answer them as stored.
+			if stored, err := e.previous(ctx, c); err == nil && stored != nil {
+				doc = *stored
+			}
+		}
+		return PageResult{Document: doc, Outcome: d.result.Outcome, Detail: d.out.detail, Chunks: d.result.Chunks,
 			Timings: stages.asMap(), Removed: removed}, nil
 	}
 }
