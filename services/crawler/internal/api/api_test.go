@@ -182,8 +182,9 @@ func TestSSRFRefusedThroughAPI(t *testing.T) {
 					t.Errorf("POST %s: got %d field %v, want 400 naming url (%v)", ep, code, resp["field"], resp["detail"])
 					continue
 				}
-				if d, _ := resp["detail"].(string); !strings.Contains(d, "CRAWLER_ALLOW_HOSTS") {
-					t.Errorf("POST %s detail %q: want a hint at CRAWLER_ALLOW_HOSTS", ep, d)
+				if d, _ := resp["detail"].(string); !strings.Contains(d, "CRAWLER_ALLOW_HOSTS") || !strings.Contains(d, "an internal address: ") ||
+					strings.Contains(d, "netguard") {
+					t.Errorf("POST %s detail %q: want what is refused and why, and a hint at CRAWLER_ALLOW_HOSTS, without internal names", ep, d)
 				}
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/fetch"
+	"github.com/kgsearch/kgsearch/services/crawler/internal/netguard"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/pipeline"
 )
 
@@ -209,7 +210,7 @@ func (e *Engine) checkTarget(ctx context.Context, u *url.URL) error {
 	}
 	if e.guard != nil {
 		if err := e.guard.CheckURL(u); err != nil {
-			return &PageError{Field: "url", Reason: SkipSSRF, Err: fmt.Errorf("%w; internal addresses are refused unless the operator allows them in CRAWLER_ALLOW_HOSTS", err)}
+			return &PageError{Field: "url", Reason: SkipSSRF, Err: ssrfRefusal(err)}
 		}
 	}
 	return nil
@@ -222,4 +223,15 @@ func (e *Engine) CheckSeed(ctx context.Context, seed string) error {
 		return &PageError{Field: "url", Reason: FilterInvalid, Err: err}
 	}
 	return e.checkTarget(ctx, u)
+}
+
+// ssrfRefusal is what the user reads about a refused internal address: what
+// was refused and why (netguard.BlockedError, without the fetch's wrapping)
+// and the setting that allows it.
+func ssrfRefusal(err error) error {
+	var be *netguard.BlockedError
+	if errors.As(err, &be) {
+		err = be
+	}
+	return fmt.Errorf("%w; internal addresses are refused unless the operator allows them in CRAWLER_ALLOW_HOSTS", err)
 }

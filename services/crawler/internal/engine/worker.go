@@ -220,7 +220,7 @@ func classifyFetchError(ctx context.Context, err error) outcome {
 	case errors.As(err, &skip):
 		return outcome{state: store.FrontierSkipped, reason: skip.Reason, err: err}
 	case errors.Is(err, netguard.ErrBlocked):
-		return outcome{state: store.FrontierSkipped, reason: SkipSSRF, err: err}
+		return outcome{state: store.FrontierSkipped, reason: SkipSSRF, err: ssrfRefusal(err)}
 	case fetch.IsTimeout(err):
 		return outcome{state: store.FrontierFailed, reason: FailTimeout, err: err}
 	default:

@@ -29,11 +29,13 @@ type BlockedError struct {
 	Reason string
 }
 
+// Error says what was refused and why, in words for the user who asked for
+// the URL (it reaches API answers and job errors).
 func (e *BlockedError) Error() string {
-	if e.IP.IsValid() && e.IP.String() != e.Host {
-		return fmt.Sprintf("netguard: refused %s (%s): %s address", e.Host, e.IP, e.Reason)
+	if e.IP.IsValid() && e.IP.String() != strings.Trim(e.Host, "[]") {
+		return fmt.Sprintf("%s resolves to %s, an internal address: %s", e.Host, e.IP, e.Reason)
 	}
-	return fmt.Sprintf("netguard: refused %s: %s", e.Host, e.Reason)
+	return fmt.Sprintf("%s is an internal address: %s", e.Host, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrBlocked) true.
@@ -201,7 +203,7 @@ func (g *Guard) CheckURL(u *url.URL) error {
 	}
 	p, err := strconv.ParseUint(port, 10, 16)
 	if err != nil {
-		return fmt.Errorf("netguard: bad port %q in %s", port, u.Redacted())
+		return fmt.Errorf("bad port %q in %s", port, u.Redacted())
 	}
 	ip, name, isIP := hostIP(host)
 	if isIP {
@@ -252,11 +254,11 @@ type nameAllowedKey struct{}
 func (g *Guard) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	host, portStr, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, fmt.Errorf("netguard: dial %q: %w", address, err)
+		return nil, fmt.Errorf("dial %q: %w", address, err)
 	}
 	port, err := strconv.ParseUint(portStr, 10, 16)
 	if err != nil {
-		return nil, fmt.Errorf("netguard: dial %q: bad port", address)
+		return nil, fmt.Errorf("dial %q: bad port", address)
 	}
 	byName := g.nameAllowed(host, portStr)
 
@@ -327,7 +329,7 @@ func (g *Guard) controlContext(ctx context.Context, network, address string, _ s
 func (g *Guard) controlAddress(address string) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("netguard: unexpected socket address %q: %w", address, err)
+		return fmt.Errorf("unexpected socket address %q: %w", address, err)
 	}
 	return g.check(ap.Addr().String(), ap.Addr(), ap.Port())
 }
