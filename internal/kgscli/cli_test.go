@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -412,5 +413,33 @@ func TestServiceRefusalIsNotSentToTheHelp(t *testing.T) {
 	code, _, errs = run(t, f, false, "crawl", "https://a.example/", "--max-pages", "-1")
 	if code != ExitUsage || !strings.Contains(errs, "(see kgs --help)") {
 		t.Errorf("bad flag: exit %d %q, want 2 pointing at --help", code, errs)
+	}
+}
+
+// TestProgressDoesNotAddEventsToAStatus: a page finished just before a status
+// was read has its event arrive after that status; the line must not count
+// it twice, nor show a mix of the two (the line once said 1 stored, 39
+// unchanged where the job counted 2 stored, 38 unchanged).
+func TestProgressDoesNotAddEventsToAStatus(t *testing.T) {
+	var out strings.Builder
+	v := &progressView{w: &out, mode: "none", start: time.Now()}
+	status := func(stored, unchanged int64) apiclient.Event {
+		return apiclient.Event{Type: "progress", Status: &apiclient.CrawlStatus{Counters: apiclient.Counters{Stored: stored, Unchanged: unchanged}}}
+	}
+	page := func(outcome string) apiclient.Event { return apiclient.Event{Type: "page", Outcome: outcome} }
+
+	v.event(status(0, 1)) // page U finished; its event is on its way
+	v.event(page("unchanged"))
+	if c := v.c; c.Processed() != 1 || c.Unchanged != 1 {
+		t.Errorf("after the status and U's event: %+v, want 1 page (U once)", c)
+	}
+	v.event(page("stored"))
+	v.event(page("unchanged"))
+	if c := v.c; c.Processed() != 3 || c.Stored != 1 || c.Unchanged != 2 {
+		t.Errorf("after two more events: %+v, want 3 pages: 1 stored, 2 unchanged", c)
+	}
+	v.event(status(2, 2)) // the job's exact counters, ahead of the events
+	if c := v.c; c.Stored != 2 || c.Unchanged != 2 {
+		t.Errorf("after a status ahead of the events: %+v, want the status's 2 stored, 2 unchanged", c)
 	}
 }

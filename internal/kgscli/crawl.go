@@ -174,7 +174,7 @@ func follow(ctx context.Context, o *options, st *apiclient.CrawlStatus, mode, fo
 			mode = "bar"
 		}
 	}
-	v := &progressView{w: out, mode: mode, start: time.Now(), maxPages: int64(st.Spec.MaxPages), c: st.Counters}
+	v := &progressView{w: out, mode: mode, start: time.Now(), maxPages: int64(st.Spec.MaxPages), c: st.Counters, st: st.Counters}
 	final, err := o.crawler().Events(ctx, st.ID, func(ev apiclient.Event) error {
 		v.event(ev)
 		return nil
@@ -241,7 +241,13 @@ type progressView struct {
 	mode     string // bar, plain, none
 	start    time.Time
 	maxPages int64
-	c        apiclient.Counters
+	c        apiclient.Counters // what the line shows: ev or st, never a mix
+	// ev counts the page events alone; st is the job's counters of the
+	// latest status. A page finished just before a status was read can have
+	// its event arrive after it: adding events on top of a status would
+	// count it twice (and a page finished just before the stream began has
+	// no event). The line shows whichever has seen more pages.
+	ev, st   apiclient.Counters
 	lastLine string
 	lastAt   time.Time
 	drawn    bool
@@ -250,11 +256,15 @@ type progressView struct {
 func (v *progressView) event(ev apiclient.Event) {
 	switch {
 	case ev.Type == "page":
-		v.c.Add(ev)
-	case ev.Status != nil && ev.Status.Counters.Processed() >= v.c.Processed():
-		v.c = ev.Status.Counters
+		v.ev.Add(ev)
 	case ev.Status != nil:
-		v.c.Chunks = max(v.c.Chunks, ev.Status.Counters.Chunks)
+		v.st = ev.Status.Counters
+	}
+	if v.st.Processed() >= v.ev.Processed() {
+		v.c = v.st
+	} else {
+		v.c = v.ev
+		v.c.Chunks = v.st.Chunks // page events do not sum chunks
 	}
 	v.draw(false)
 }

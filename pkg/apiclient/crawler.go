@@ -83,8 +83,11 @@ func (c *Counters) Add(ev Event) {
 			}
 			c.DeletedBy[ev.Reason]++
 		}
-	case "empty":
+	case "empty", "noindex":
 		c.Empty++
+	case "script_rendered":
+		c.Empty++
+		c.ScriptRendered++
 	case "failed":
 		c.Failed++
 		if c.FailedBy == nil {

@@ -222,12 +222,15 @@ func (a *API) cancelCrawl(c *gin.Context) error {
 func (a *API) crawlEvents(c *gin.Context) error {
 	ctx := c.Request.Context()
 	id := c.Param("id")
+	// Subscribed before the status is read: a page finished in between has
+	// its event on the stream (it may also be in the status; clients do not
+	// add page events on top of a status).
+	events, unsubscribe := a.d.Crawls.Subscribe(id)
+	defer unsubscribe()
 	st, err := a.d.Crawls.Status(ctx, id)
 	if err != nil {
 		return mapError(err, "crawl job "+id)
 	}
-	events, unsubscribe := a.d.Crawls.Subscribe(id)
-	defer unsubscribe()
 	w := c.Writer
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
