@@ -17,6 +17,10 @@
 // of them to be, since retriever timeouts under saturation look the same; the
 // pre-outage rate is printed for comparison). A broken contract exits 1.
 //
+// On a stack with KGS_API_KEYS it sends the key in KGS_API_KEY (or -api-key)
+// as a bearer token, as kgs does, and never prints it; a refused or missing
+// key stops it before the run (one probe query) with what to do.
+//
 //	go run ./cmd/kgload -clients 1,8 -duration 30s -pid-file .state/run/search.pid
 //	go run ./cmd/kgload -clients 8 -duration 60s -fault -json fault.json
 package main

@@ -23,6 +23,7 @@ import (
 
 type config struct {
 	search    string
+	apiKey    string // sent as Authorization: Bearer; never printed
 	clients   []int
 	duration  time.Duration
 	requests  int
@@ -62,6 +63,8 @@ func parseFlags(args []string) (config, error) {
 	var c config
 	var clients, queries, cpu string
 	fs.StringVar(&c.search, "search", "http://127.0.0.1:8080", "search service base URL")
+	// The key's default is read after parsing, so that -help never prints it.
+	fs.StringVar(&c.apiKey, "api-key", "", "API `key` sent as a bearer token, for a stack with KGS_API_KEYS (default: $KGS_API_KEY)")
 	fs.StringVar(&clients, "clients", "1,8", "comma-separated concurrency levels")
 	fs.DurationVar(&c.duration, "duration", 30*time.Second, "time limit per level (0: none, then -requests is required)")
 	fs.IntVar(&c.requests, "requests", 0, "request limit per level (0: none)")
@@ -84,6 +87,10 @@ func parseFlags(args []string) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	if c.apiKey == "" {
+		c.apiKey = os.Getenv("KGS_API_KEY")
+	}
+	c.apiKey = strings.TrimSpace(c.apiKey)
 	for _, f := range strings.Split(clients, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > 1024 {
@@ -165,6 +172,9 @@ func loadQueries(path string) ([]string, error) {
 func run(ctx context.Context, log *slog.Logger, cfg config, w io.Writer) (bool, error) {
 	client := &http.Client{Timeout: cfg.timeout, Transport: &http.Transport{
 		MaxIdleConns: 1100, MaxIdleConnsPerHost: 1100, IdleConnTimeout: 30 * time.Second}}
+	if err := probe(ctx, client, cfg); err != nil {
+		return false, err
+	}
 	ok := true
 	var sums []Summary
 	for _, n := range cfg.clients {
@@ -266,13 +276,53 @@ func runLevel(ctx context.Context, log *slog.Logger, cfg config, client *http.Cl
 	return s, nil
 }
 
+// searchRequest is the GET of one query, with the API key when there is one.
+func searchRequest(ctx context.Context, cfg config, q string) (*http.Request, error) {
+	u := cfg.search + "/api/v1/search?format=json&k=" + strconv.Itoa(cfg.k) + "&q=" + url.QueryEscape(q)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("search request: %w", err)
+	}
+	if cfg.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+cfg.apiKey)
+	}
+	return req, nil
+}
+
+// probe asks one query before the run, so that a refused key (or none, on a
+// stack with KGS_API_KEYS) ends the run at once with what to do instead of
+// a run of 401s. Other answers are left to the run to count.
+func probe(ctx context.Context, client *http.Client, cfg config) error {
+	req, err := searchRequest(ctx, cfg, cfg.queries[0])
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil //nolint:nilerr // the run counts failed requests itself
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return nil
+	}
+	if cfg.apiKey == "" {
+		return fmt.Errorf("%s answered %d: the stack wants an API key; give it in KGS_API_KEY or -api-key", cfg.search, resp.StatusCode)
+	}
+	return fmt.Errorf("%s answered %d: the API key from KGS_API_KEY or -api-key was refused", cfg.search, resp.StatusCode)
+}
+
 // doSearch runs one query; a request cut by the level's end still counts as
 // answered when the server answered it (the client timeout is separate).
 func doSearch(client *http.Client, cfg config, q string, levelStart time.Time) Result {
-	u := cfg.search + "/api/v1/search?format=json&k=" + strconv.Itoa(cfg.k) + "&q=" + url.QueryEscape(q)
 	t0 := time.Now()
 	r := Result{Start: t0.Sub(levelStart)}
-	resp, err := client.Get(u)
+	req, err := searchRequest(context.Background(), cfg, q)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		r.Latency, r.Err = time.Since(t0), err.Error()
 		return r
