@@ -467,3 +467,52 @@ func TestNonASCIIIdentifiers(t *testing.T) {
 		}
 	}
 }
+
+// TestSetDocumentTags: the tags are replaced in place (content, chunks and
+// created_at untouched, updated_at moves), with one update change and no
+// outbox row; bad tags are refused and unknown ids are ErrNotFound.
+func TestSetDocumentTags(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	g := newClustered(7, 384, 2, 0.5)
+	doc := &Document{URL: "https://docs.example.com/tagged", Title: "Tagged", ContentHash: "h", Tags: []string{"python-docs"}}
+	if _, err := s.UpsertDocument(ctx, doc, makeChunks(g, 2, "t"), json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.GetDocument(ctx, doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunksBefore, _ := s.DocumentChunks(ctx, doc.ID)
+	seq, _ := s.LatestSeq(ctx)
+	outbox, _ := s.OutboxItems(ctx, 100)
+
+	got, err := s.SetDocumentTags(ctx, doc.ID, []string{"python", "stable"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"python", "stable"}, got.Tags); diff != "" {
+		t.Errorf("tags (-want +got):\n%s", diff)
+	}
+	if !got.CreatedAt.Equal(before.CreatedAt) || got.UpdatedAt.Before(before.UpdatedAt) || got.ContentHash != "h" || got.ChunkCount != 2 {
+		t.Errorf("document after retag: %+v, before %+v", got, before)
+	}
+	chunksAfter, _ := s.DocumentChunks(ctx, doc.ID)
+	if diff := cmp.Diff(chunksBefore, chunksAfter); diff != "" {
+		t.Errorf("chunks changed (-before +after):\n%s", diff)
+	}
+	changes, err := s.Changes(ctx, seq, 10)
+	if err != nil || len(changes) != 1 || changes[0].Op != OpUpdate || changes[0].DocumentID != doc.ID {
+		t.Errorf("changes after retag: %+v %v, want one update of the document", changes, err)
+	}
+	if after, _ := s.OutboxItems(ctx, 100); len(after) != len(outbox) {
+		t.Errorf("outbox rows: %d, want %d (kg holds no tags)", len(after), len(outbox))
+	}
+	var ve *ValidationError
+	if _, err := s.SetDocumentTags(ctx, doc.ID, []string{""}); !errors.As(err, &ve) {
+		t.Errorf("empty tag: got %v, want a ValidationError", err)
+	}
+	if _, err := s.SetDocumentTags(ctx, DocumentID("https://docs.example.com/none"), nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown document: got %v, want ErrNotFound", err)
+	}
+}
