@@ -34,7 +34,8 @@ type Event struct {
 	Chunks int    `json:"chunks,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Detail is, for script_rendered, what shows the page is an empty shell;
-	// for deleted, why the stored version was removed, in words.
+	// for deleted, why the stored version was removed, in words; for
+	// unchanged, that the job's tags replaced those the page was stored with.
 	Detail string  `json:"detail,omitempty"`
 	Status *Status `json:"status,omitempty"`
 }

@@ -36,8 +36,9 @@ type PageResult struct {
 	// Reason says why, when Outcome is deleted, in the words of a crawl's
 	// deleted_by_reason (http_404, noindex, content_type, redirect, ...).
 	Reason string `json:"reason,omitempty"`
-	// Detail says what shows a script_rendered page is an empty shell, or
-	// why a deleted page's stored version was removed.
+	// Detail says what shows a script_rendered page is an empty shell, why
+	// a deleted page's stored version was removed, or that an unchanged
+	// page's tags were replaced by the request's.
 	Detail  string             `json:"detail,omitempty"`
 	Chunks  int                `json:"chunks"`
 	Timings map[string]float64 `json:"stage_ms"`
