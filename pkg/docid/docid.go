@@ -14,3 +14,18 @@ func FromURL(canonicalURL string) string {
 	sum := sha256.Sum256([]byte(canonicalURL))
 	return hex.EncodeToString(sum[:16])
 }
+
+// Valid reports whether s has the shape of an id FromURL returns: 32 lower-case
+// hexadecimal digits. APIs use it to refuse a malformed id (a pagination cursor, a
+// path segment) with a clear message instead of looking it up.
+func Valid(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

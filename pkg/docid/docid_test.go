@@ -15,3 +15,19 @@ func TestFromURL(t *testing.T) {
 		}
 	}
 }
+
+func TestValid(t *testing.T) {
+	for s, want := range map[string]bool{
+		FromURL("https://example.org/"):     true,
+		"8198d1bac40a1033653a78e48800cefc":  true,
+		"8198D1BAC40A1033653A78E48800CEFC":  false,
+		"8198d1bac40a1033653a78e48800cef":   false,
+		"8198d1bac40a1033653a78e48800cefcc": false,
+		"8198d1bac40a1033653a78e48800cefg":  false,
+		"":                                  false,
+	} {
+		if got := Valid(s); got != want {
+			t.Errorf("Valid(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kgsearch/kgsearch/pkg/docid"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/canon"
@@ -437,7 +438,7 @@ func (a *API) listDocuments(c *gin.Context) error {
 		return err
 	}
 	after := c.Query("after")
-	if after != "" && !isDocumentID(after) {
+	if after != "" && !docid.Valid(after) {
 		return httpserver.BadRequest("after", "want the next_after of the previous page (a document id: 32 lower-case hex digits); leave it out for the first page")
 	}
 	domain := ""
@@ -456,20 +457,6 @@ func (a *API) listDocuments(c *gin.Context) error {
 	}
 	c.JSON(http.StatusOK, gin.H{"documents": out, "next_after": page.NextAfter})
 	return nil
-}
-
-// isDocumentID reports whether s has the shape of a document id (store.DocumentID:
-// 32 lower-case hex digits).
-func isDocumentID(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for i := range len(s) {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func (a *API) getDocument(c *gin.Context) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/kgsearch/kgsearch/pkg/apiclient"
+	"github.com/kgsearch/kgsearch/pkg/docid"
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
 )
 
@@ -606,7 +607,7 @@ func readDocumentsQuery(v url.Values, view *documentsView) *paramError {
 		return e
 	}
 	view.Domain = domain
-	if view.After != "" && !isDocumentID(view.After) {
+	if view.After != "" && !docid.Valid(view.After) {
 		return documentsQuery.bad(v, "after", "after is the id of the last document of the previous page (32 hexadecimal digits); follow the page's Next page link instead.")
 	}
 	var n bool
@@ -625,20 +626,6 @@ func readDocumentsQuery(v url.Values, view *documentsView) *paramError {
 		return documentsQuery.bad(v, "more", "more=1 goes with removed, when a site's documents were not all deleted; it takes no other value.")
 	}
 	return nil
-}
-
-// isDocumentID reports whether s has the shape of a document id: 32 lower-case
-// hexadecimal digits (the crawler's ids).
-func isDocumentID(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for i := range len(s) {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func (w *Web) deleteDocument(c *gin.Context) {
