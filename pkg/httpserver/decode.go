@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // DecodeJSON reads exactly one JSON value from body into v, strictly: a field v does
@@ -121,8 +122,24 @@ func jsonFields(v any) []string {
 	return structFields(t)
 }
 
-func structFields(t reflect.Type) []string {
-	var out []string
+// jsonField is a struct field under the name encoding/json reads it by.
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonFieldCache holds jsonFieldsOf's answer per struct type (a request type's
+// fields are read for every key of every body).
+var jsonFieldCache sync.Map // reflect.Type -> []jsonField
+
+// jsonFieldsOf lists struct type t's fields as encoding/json names them, in
+// order: the tag's name, else the Go name; the fields of an embedded struct
+// without a name are promoted; "-" and unexported fields are left out.
+func jsonFieldsOf(t reflect.Type) []jsonField {
+	if v, ok := jsonFieldCache.Load(t); ok {
+		return v.([]jsonField)
+	}
+	var out []jsonField
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -130,14 +147,24 @@ func structFields(t reflect.Type) []string {
 		case name == "-":
 			continue
 		case name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
-			out = append(out, structFields(f.Type)...) // promoted fields
+			out = append(out, jsonFieldsOf(f.Type)...) // promoted fields
 			continue
 		case !f.IsExported():
 			continue
 		case name == "":
 			name = f.Name
 		}
-		out = append(out, name)
+		out = append(out, jsonField{name: name, typ: f.Type})
+	}
+	jsonFieldCache.Store(t, out)
+	return out
+}
+
+func structFields(t reflect.Type) []string {
+	fields := jsonFieldsOf(t)
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f.name
 	}
 	return out
 }

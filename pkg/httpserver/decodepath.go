@@ -122,33 +122,18 @@ func fieldByJSONName(t reflect.Type, key string) (reflect.Type, bool) {
 
 // jsonFieldByName is fieldByJSONName with the JSON name of the field found.
 func jsonFieldByName(t reflect.Type, key string) (string, reflect.Type, bool) {
-	var foldName string
-	var fold reflect.Type
-	found := false
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch {
-		case name == "-":
-			continue
-		case name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
-			if pn, ft, ok := jsonFieldByName(f.Type, key); ok {
-				return pn, ft, true
-			}
-			continue
-		case !f.IsExported():
-			continue
-		case name == "":
-			name = f.Name
-		}
-		if name == key {
-			return name, f.Type, true
-		}
-		if !found && strings.EqualFold(name, key) {
-			foldName, fold, found = name, f.Type, true
+	fields := jsonFieldsOf(t)
+	for _, f := range fields {
+		if f.name == key {
+			return f.name, f.typ, true
 		}
 	}
-	return foldName, fold, found
+	for _, f := range fields {
+		if strings.EqualFold(f.name, key) {
+			return f.name, f.typ, true
+		}
+	}
+	return "", nil, false
 }
 
 // structFieldsOf lists the JSON names of struct type t's fields (nil for others).
