@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -98,35 +99,36 @@ func (a *API) Register() {
 	g.POST("/admin/reindex", a.srv.Handle(a.reindex))
 }
 
-func (a *API) searchGET(c *gin.Context) error {
-	v, err := httpserver.StrictQuery(c.Request, searchParams)
+// searchQuery reads a search request's URL query strictly with spec and
+// checks its format and the client's Accept header, for both search routes.
+func searchQuery(c *gin.Context, spec httpserver.QuerySpec) (url.Values, error) {
+	v, err := httpserver.StrictQuery(c.Request, spec)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkFormat(v.Get("format")); err != nil {
-		return err
+		return nil, err
 	}
 	if err := acceptable(c.Request); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (a *API) searchGET(c *gin.Context) error {
+	v, err := searchQuery(c, searchParams)
+	if err != nil {
 		return err
 	}
 	return a.search(c, fromQuery(v))
 }
 
 func (a *API) searchPOST(c *gin.Context) error {
-	v, err := httpserver.StrictQuery(c.Request, postSearchParams)
-	if err != nil {
+	if _, err := searchQuery(c, postSearchParams); err != nil {
 		return err
 	}
-	if err := checkFormat(v.Get("format")); err != nil {
+	if err := httpserver.JSONContentType(c.Request); err != nil {
 		return err
-	}
-	if err := acceptable(c.Request); err != nil {
-		return err
-	}
-	ct := c.ContentType()
-	if ct != "" && ct != "application/json" {
-		return &httpserver.Error{Status: http.StatusUnsupportedMediaType, Title: "unsupported media type",
-			Field: "Content-Type", Detail: "send the search as application/json"}
 	}
 	f, err := fromBody(c.Request.Body)
 	if err != nil {

@@ -450,23 +450,32 @@ func (w *Web) crawlStatus(c *gin.Context) {
 		problem(c, http.StatusBadRequest, "id", "A crawl id is a UUID such as 0b6c…; pick one from the list of crawls.")
 		return
 	}
+	w.crawlerJSON(c, "web: crawl status", func(ctx context.Context) (any, error) {
+		return w.d.Crawler.Crawl(ctx, id)
+	})
+}
+
+// crawlerJSON answers what call asks the crawler as JSON, for the crawl
+// pages' scripts: the crawler's own refusal as its problem document, a 503
+// when no crawler is configured or it cannot be reached (logged with logMsg).
+func (w *Web) crawlerJSON(c *gin.Context, logMsg string, call func(context.Context) (any, error)) {
 	if w.d.Crawler == nil {
 		problem(c, http.StatusServiceUnavailable, "", "This search service has no crawler configured.")
 		return
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
 	defer cancel()
-	job, err := w.d.Crawler.Crawl(ctx, id)
+	out, err := call(ctx)
 	if ce, ok := crawlerRefusal(err); ok {
 		problem(c, ce.Status, ce.Field, ce.Detail)
 		return
 	}
 	if err != nil {
-		w.d.Logger.Warn("web: crawl status", "err", err)
+		w.d.Logger.Warn(logMsg, "err", err)
 		problem(c, http.StatusServiceUnavailable, "", "The crawler cannot be reached right now; try again in a moment.")
 		return
 	}
-	c.JSON(http.StatusOK, job)
+	c.JSON(http.StatusOK, out)
 }
 
 // crawlsJSON answers the crawls list as JSON ({"crawls": [...]}, each the
@@ -487,26 +496,13 @@ func (w *Web) crawlsJSON(c *gin.Context) {
 		problem(c, http.StatusBadRequest, bad.Name, bad.Accepts)
 		return
 	}
-	if w.d.Crawler == nil {
-		problem(c, http.StatusServiceUnavailable, "", "This search service has no crawler configured.")
-		return
-	}
-	ctx, cancel := context.WithTimeout(c.Request.Context(), w.d.Timeout)
-	defer cancel()
-	jobs, err := w.d.Crawler.CrawlsWithStatus(ctx, status, limit)
-	if ce, ok := crawlerRefusal(err); ok {
-		problem(c, ce.Status, ce.Field, ce.Detail)
-		return
-	}
-	if err != nil {
-		w.d.Logger.Warn("web: list crawls", "err", err)
-		problem(c, http.StatusServiceUnavailable, "", "The crawler cannot be reached right now; try again in a moment.")
-		return
-	}
-	if jobs == nil {
-		jobs = []apiclient.CrawlStatus{}
-	}
-	c.JSON(http.StatusOK, gin.H{"crawls": jobs})
+	w.crawlerJSON(c, "web: list crawls", func(ctx context.Context) (any, error) {
+		jobs, err := w.d.Crawler.CrawlsWithStatus(ctx, status, limit)
+		if jobs == nil {
+			jobs = []apiclient.CrawlStatus{}
+		}
+		return gin.H{"crawls": jobs}, err
+	})
 }
 
 // problem writes an RFC 9457 problem document.
