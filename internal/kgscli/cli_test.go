@@ -416,6 +416,25 @@ func TestServiceRefusalIsNotSentToTheHelp(t *testing.T) {
 	}
 }
 
+// TestIdenticalCrawlConflict: the crawler's 409 for a crawl identical to
+// one queued or running is printed with the job it names and the commands
+// that follow or cancel it; kgs exits 1.
+func TestIdenticalCrawlConflict(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.Header().Set("Location", "/api/v1/crawls/job7")
+		w.WriteHeader(409)
+		fmt.Fprint(w, `{"title":"conflict","status":409,"detail":"an identical crawl is already running: job job7 (status at /api/v1/crawls/job7) has the same start URL"}`)
+	}))
+	t.Cleanup(srv.Close)
+	code, out, errs := run(t, &fake{srv: srv}, false, "crawl", "https://a.example/", "--wait")
+	want := "kgs: crawler: 409: an identical crawl is already running: job job7 (status at /api/v1/crawls/job7) has the same start URL\n" +
+		"follow it: kgs job job7 --wait; or cancel it (kgs job job7 --cancel) and start the crawl again\n"
+	if code != ExitError || errs != want || out != "" {
+		t.Errorf("got exit %d, stdout %q, stderr %q; want exit %d and stderr %q", code, out, errs, ExitError, want)
+	}
+}
+
 // TestProgressDoesNotAddEventsToAStatus: a page finished just before a status
 // was read has its event arrive after that status; the line must not count
 // it twice, nor show a mix of the two (the line once said 1 stored, 39

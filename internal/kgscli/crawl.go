@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -53,7 +54,7 @@ func newCrawlCmd(o *options) *cobra.Command {
 			}
 			st, err := o.crawler().Start(cmd.Context(), spec)
 			if err != nil {
-				return err
+				return identicalCrawl(err)
 			}
 			if !f.wait {
 				return printJob(o.io.Out, st, f.format, fmt.Sprintf("crawl %s %s: follow it with: kgs job %s --wait", st.ID, st.Status, st.ID))
@@ -104,6 +105,17 @@ func (f crawlFlags) spec(u string) (apiclient.CrawlSpec, error) {
 		spec.UseSitemap = new(false)
 	}
 	return spec, nil
+}
+
+// identicalCrawl adds to the crawler's 409 (an identical crawl is queued or
+// running) the commands that follow or cancel that job.
+func identicalCrawl(err error) error {
+	var ae *apiclient.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusConflict || !strings.HasPrefix(ae.Location, "/api/v1/crawls/") {
+		return err
+	}
+	id := strings.TrimPrefix(ae.Location, "/api/v1/crawls/")
+	return fmt.Errorf("%w\nfollow it: kgs job %s --wait; or cancel it (kgs job %s --cancel) and start the crawl again", err, id, id)
 }
 
 func checkChoice(flag, v string, choices ...string) error {

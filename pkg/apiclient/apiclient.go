@@ -28,6 +28,9 @@ type Error struct {
 	Title   string
 	Detail  string
 	Field   string // the request field at fault, when the service named one
+	// Location is the answer's Location header: a 409 of POST
+	// /api/v1/crawls points to the identical job already queued or running.
+	Location string
 }
 
 func (e *Error) Error() string {
@@ -134,7 +137,9 @@ func (b base) open(ctx context.Context, method, path string, in any, accept stri
 	if resp.StatusCode >= 400 {
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return nil, Problem(b.service, resp.StatusCode, data)
+		e := Problem(b.service, resp.StatusCode, data)
+		e.Location = resp.Header.Get("Location")
+		return nil, e
 	}
 	return resp, nil
 }

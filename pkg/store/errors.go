@@ -20,6 +20,9 @@ var (
 	// ErrLeaseLost reports that a claimed row is no longer held by the caller
 	// (its lease expired and another worker took it, or it was never claimed).
 	ErrLeaseLost = errors.New("store: lease lost")
+	// ErrDuplicateJob is matched by *DuplicateJobError: a queued or running
+	// job already has the key of the job to create.
+	ErrDuplicateJob = errors.New("store: an identical job is active")
 )
 
 // Model names an embedding model and its vector width.

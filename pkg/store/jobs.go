@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/google/uuid"
 )
 
@@ -80,17 +81,64 @@ func scanJob(r scanner) (Job, error) {
 }
 
 // CreateJob stores a queued job with a new UUID and the spec (a JSON object).
-func (s *Store) CreateJob(ctx context.Context, spec json.RawMessage) (Job, error) {
+// key, when not empty, identifies what the job would do (the crawler hashes
+// its normalised spec): while one job with the key is queued or running,
+// creating another gives a *DuplicateJobError naming it. The database's
+// unique index on active jobs' keys (crawl_jobs.active_key, cleared by
+// FinishJob and CancelJob) decides, so of two identical jobs created
+// at once, by one process or several, exactly one is stored. Jobs that are
+// done, failed or cancelled never hold their key.
+func (s *Store) CreateJob(ctx context.Context, spec json.RawMessage, key string) (Job, error) {
 	if len(spec) == 0 || !json.Valid(spec) {
 		return Job{}, fmt.Errorf("create job: %w", invalid("spec", "not valid JSON"))
 	}
-	id := uuid.NewString()
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO crawl_jobs (id, spec, status, counters, last_errors, created_at, updated_at)
-		VALUES (?, ?, 'queued', '{}', '[]', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`, id, string(spec)); err != nil {
-		return Job{}, fmt.Errorf("create job: %w", err)
+	if len(key) > 64 || !isASCII(key) {
+		return Job{}, fmt.Errorf("create job: %w", invalid("key", "want at most 64 ASCII characters"))
 	}
-	return s.GetJob(ctx, id)
+	var specKey any
+	if key != "" {
+		specKey = key
+	}
+	// The job holding the key may end between the refused insert and the
+	// look-up: then the insert is tried again.
+	for attempt := 0; ; attempt++ {
+		id := uuid.NewString()
+		_, err := s.db.ExecContext(ctx, `INSERT INTO crawl_jobs (id, spec, active_key, status, counters, last_errors, created_at, updated_at)
+			VALUES (?, ?, ?, 'queued', '{}', '[]', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`, id, string(spec), specKey)
+		if err == nil {
+			return s.GetJob(ctx, id)
+		}
+		var me *mysql.MySQLError
+		if key == "" || !errors.As(err, &me) || me.Number != erDupEntry || attempt == 2 {
+			return Job{}, fmt.Errorf("create job: %w", err)
+		}
+		var dup DuplicateJobError
+		var status string
+		err = s.db.QueryRowContext(ctx, "SELECT id, status FROM crawl_jobs WHERE active_key = ?", key).Scan(&dup.ID, &status)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return Job{}, fmt.Errorf("create job: find the active job with key %s: %w", key, err)
+		}
+		dup.Status = JobStatus(status)
+		return Job{}, fmt.Errorf("create job: %w", &dup)
+	}
 }
+
+// DuplicateJobError is the answer of CreateJob when a queued or running job
+// has the key asked for.
+type DuplicateJobError struct {
+	ID     string    // the active job
+	Status JobStatus // queued or running
+}
+
+func (e *DuplicateJobError) Error() string {
+	return fmt.Sprintf("an identical job is %s: %s", e.Status, e.ID)
+}
+
+// Is makes errors.Is(err, ErrDuplicateJob) true.
+func (e *DuplicateJobError) Is(target error) bool { return target == ErrDuplicateJob }
 
 // GetJob returns a job or ErrNotFound.
 func (s *Store) GetJob(ctx context.Context, id string) (Job, error) {
@@ -221,7 +269,7 @@ func (s *Store) FinishJob(ctx context.Context, id, owner string, status JobStatu
 	}
 	r, err := s.db.ExecContext(ctx, `UPDATE crawl_jobs SET status = IF(status = 'cancelled', 'cancelled', ?),
 		counters = COALESCE(?, counters), last_errors = COALESCE(?, last_errors),
-		owner = NULL, lease_until = NULL, finished_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+		owner = NULL, lease_until = NULL, active_key = NULL, finished_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
 		WHERE id = ? AND owner = ? AND status IN ('running','cancelled')`, string(status), counters, errs, id, owner)
 	if err != nil {
 		return Job{}, fmt.Errorf("finish job %s: %w", id, err)
@@ -241,7 +289,7 @@ func (s *Store) CancelJob(ctx context.Context, id string) (Job, error) {
 	// MariaDB applies SET assignments left to right: finished_at must read the old status.
 	if _, err := s.db.ExecContext(ctx, `UPDATE crawl_jobs SET
 		finished_at = IF(status = 'queued' OR lease_until < UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), finished_at),
-		status = 'cancelled', updated_at = UTC_TIMESTAMP(6)
+		status = 'cancelled', active_key = NULL, updated_at = UTC_TIMESTAMP(6)
 		WHERE id = ? AND status IN ('queued','running')`, id); err != nil {
 		return Job{}, fmt.Errorf("cancel job %s: %w", id, err)
 	}

@@ -17,7 +17,7 @@ func TestJobLifecycle(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	spec := json.RawMessage(`{"url":"https://example.com/","max_pages":10}`)
-	j, err := s.CreateJob(ctx, spec)
+	j, err := s.CreateJob(ctx, spec, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +67,8 @@ func TestJobLifecycle(t *testing.T) {
 func TestJobCancelAndExpiredLeaseResume(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	a, _ := s.CreateJob(ctx, json.RawMessage(`{"n":1}`))
-	b, _ := s.CreateJob(ctx, json.RawMessage(`{"n":2}`))
+	a, _ := s.CreateJob(ctx, json.RawMessage(`{"n":1}`), "")
+	b, _ := s.CreateJob(ctx, json.RawMessage(`{"n":2}`), "")
 
 	c, err := s.CancelJob(ctx, a.ID)
 	if err != nil || c.Status != JobCancelled || c.FinishedAt.IsZero() {
@@ -107,7 +107,7 @@ func TestJobCancelAndExpiredLeaseResume(t *testing.T) {
 func TestFrontierEnqueueDedupAndOrder(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`))
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`), "")
 	n, err := s.EnqueueURLs(ctx, j.ID, []FrontierURL{
 		{"https://example.com/b", 1}, {"https://example.com/", 0}, {"https://example.com/a", 1},
 		{"https://example.com/", 0}, // duplicate in the batch
@@ -142,7 +142,7 @@ func TestFrontierEnqueueDedupAndOrder(t *testing.T) {
 func TestFrontierTwoWorkersNeverShareAURL(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`))
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`), "")
 	const total = 600
 	urls := make([]FrontierURL, total)
 	for i := range urls {
@@ -201,7 +201,7 @@ func TestFrontierTwoWorkersNeverShareAURL(t *testing.T) {
 func TestFrontierBudgetIsExactAcrossWorkers(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`))
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`), "")
 	urls := make([]FrontierURL, 100)
 	for i := range urls {
 		urls[i] = FrontierURL{URL: fmt.Sprintf("https://example.com/%d", i)}
@@ -259,7 +259,7 @@ func TestFrontierBudgetIsExactAcrossWorkers(t *testing.T) {
 func TestFrontierResumeAfterCrash(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`))
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`), "")
 	if _, err := s.EnqueueURLs(ctx, j.ID, []FrontierURL{{"https://example.com/1", 0}, {"https://example.com/2", 0}, {"https://example.com/3", 0}}); err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +480,7 @@ func TestBlocklist(t *testing.T) {
 func TestFrontierReleaseLostClaims(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`))
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`), "")
 	if _, err := s.EnqueueURLs(ctx, j.ID, []FrontierURL{{"https://example.com/1", 0}, {"https://example.com/2", 0}, {"https://example.com/3", 0}}); err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func TestFrontierReleaseLostClaims(t *testing.T) {
 func TestFrontierReasons(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`))
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`), "")
 	if _, err := s.EnqueueURLs(ctx, j.ID, []FrontierURL{{"https://example.com/1", 0}, {"https://example.com/2", 0}, {"https://example.com/3", 0}, {"https://example.com/4", 0}}); err != nil {
 		t.Fatal(err)
 	}
@@ -536,5 +536,83 @@ func TestFrontierReasons(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+}
+
+// TestCreateJobKey: a key is held by its queued or running job only; an
+// identical job meanwhile is refused with the holder's id, and of identical
+// jobs created at once exactly one is stored.
+func TestCreateJobKey(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	spec := json.RawMessage(`{"url":"https://example.com/"}`)
+	key := strings.Repeat("ab", 32)
+	first, err := s.CreateJob(ctx, spec, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(step, holder string, status JobStatus) {
+		t.Helper()
+		_, err := s.CreateJob(ctx, spec, key)
+		var dup *DuplicateJobError
+		if !errors.As(err, &dup) || !errors.Is(err, ErrDuplicateJob) || dup.ID != holder || dup.Status != status {
+			t.Fatalf("%s: got %v, want a DuplicateJobError naming %s (%s)", step, err, holder, status)
+		}
+	}
+	refused("while queued", first.ID, JobQueued)
+	if _, err := s.CreateJob(ctx, spec, strings.Repeat("cd", 32)); err != nil {
+		t.Errorf("another key: got %v, want it created", err)
+	}
+	if _, err := s.CreateJob(ctx, spec, ""); err != nil {
+		t.Errorf("no key: got %v, want it created", err)
+	}
+	if _, ok, err := s.ClaimJob(ctx, "w", time.Minute); !ok || err != nil {
+		t.Fatalf("claim: ok=%v err=%v", ok, err)
+	}
+	refused("while running", first.ID, JobRunning)
+	if _, err := s.FinishJob(ctx, first.ID, "w", JobDone, JobProgress{}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.CreateJob(ctx, spec, key)
+	if err != nil {
+		t.Fatalf("after the first finished: got %v, want a new job", err)
+	}
+	refused("the second while queued", second.ID, JobQueued)
+	if _, err := s.CancelJob(ctx, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateJob(ctx, spec, key); err != nil {
+		t.Fatalf("after the second was cancelled: got %v, want a new job", err)
+	}
+
+	// Identical creates at once, on separate connections: one wins.
+	raceKey := strings.Repeat("ef", 32)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = s.CreateJob(ctx, spec, raceKey)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	created, dups := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			created++
+		case errors.Is(err, ErrDuplicateJob):
+			dups++
+		default:
+			t.Errorf("concurrent create: %v", err)
+		}
+	}
+	if created != 1 || dups != n-1 {
+		t.Errorf("concurrent identical creates: got %d created and %d refused, want 1 and %d", created, dups, n-1)
 	}
 }

@@ -24,6 +24,7 @@ const (
 	crServerGone       = 2006
 	crServerLost       = 2013
 	erNoReferencedRow  = 1452 // foreign key: parent row missing
+	erDupEntry         = 1062 // duplicate entry for a unique key
 )
 
 // Conflict reports an InnoDB deadlock or lock wait timeout: the statement

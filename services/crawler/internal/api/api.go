@@ -154,7 +154,17 @@ func (a *API) createCrawl(c *gin.Context) error {
 		return mapError(err, "")
 	}
 	raw, _ := json.Marshal(spec)
-	job, err := a.d.Jobs.CreateJob(c.Request.Context(), raw)
+	job, err := a.d.Jobs.CreateJob(c.Request.Context(), raw, spec.Key())
+	var dup *store.DuplicateJobError
+	if errors.As(err, &dup) {
+		// The same crawl is queued or running: a second job would fetch
+		// every page again.
+		c.Header("Location", "/api/v1/crawls/"+dup.ID)
+		return httpserver.Conflict(fmt.Sprintf("an identical crawl is already %s: job %s (status at /api/v1/crawls/%s) has the same start URL and the same "+
+			"scope and settings, and would fetch the same pages. Follow that job, or cancel it (DELETE /api/v1/crawls/%s) before starting this one; "+
+			"a crawl that differs in url, max_depth, max_pages, allowed_domains, include, exclude, tags, respect_robots, use_sitemap or recrawl is not refused",
+			dup.Status, dup.ID, dup.ID, dup.ID))
+	}
 	if err != nil {
 		return mapError(err, "job")
 	}

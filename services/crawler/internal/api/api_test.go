@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +40,14 @@ type fixture struct {
 // newFixture runs the API with an engine whose SSRF guard allows allow.
 func newFixture(t *testing.T, allow []string) *fixture {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Config{DSN: freshDatabase(t), Model: store.Model{Name: embedtest.ModelName, Dims: 32}}, nil)
+	return newFixtureOn(t, freshDatabase(t), allow)
+}
+
+// newFixtureOn is newFixture on the database dsn: two fixtures on one
+// database are two crawler processes sharing their job table.
+func newFixtureOn(t *testing.T, dsn string, allow []string) *fixture {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Config{DSN: dsn, Model: store.Model{Name: embedtest.ModelName, Dims: 32}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,5 +455,88 @@ func TestStartURLMistakes(t *testing.T) {
 	}
 	if jobs, err := f.st.ListJobs(context.Background(), "", 100); err != nil || len(jobs) != 0 {
 		t.Errorf("jobs created for refused start URLs: %d (%v), want 0", len(jobs), err)
+	}
+}
+
+// TestIdenticalCrawlRefused: while a crawl is queued or running, POSTing the
+// same crawl again (any spelling of its start URL, to either of two crawler
+// processes on one database, many at once) answers 409 naming the job;
+// exactly one is created. A crawl that differs is created, and once the job
+// is cancelled the same crawl may start again.
+func TestIdenticalCrawlRefused(t *testing.T) {
+	release := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		select { // the crawl stays running until the test ends
+		case <-release:
+		case <-r.Context().Done():
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(site.Close)
+	allow := []string{strings.TrimPrefix(site.URL, "http://")}
+	dsn := freshDatabase(t)
+	procs := []*fixture{newFixtureOn(t, dsn, allow), newFixtureOn(t, dsn, allow)}
+	t.Cleanup(func() { close(release) })
+
+	spec := func(u string, extra string) string {
+		return fmt.Sprintf(`{"url":%q,"max_pages":20,"use_sitemap":false%s}`, u, extra)
+	}
+	spellings := []string{site.URL + "/", site.URL, strings.Replace(site.URL, "http://", "HTTP://", 1) + "/#top", site.URL + "/?utm_source=x"}
+	const n = 8
+	codes := make([]int, n)
+	bodies := make([]map[string]any, n)
+	hdrs := make([]http.Header, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			codes[i], bodies[i], hdrs[i] = procs[i%2].do(t, http.MethodPost, "/api/v1/crawls", spec(spellings[i%len(spellings)], ""))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	winner := ""
+	for i, code := range codes {
+		if code == http.StatusAccepted {
+			if winner != "" {
+				t.Fatalf("two identical crawls created: %s and %v", winner, bodies[i]["id"])
+			}
+			winner, _ = bodies[i]["id"].(string)
+		}
+	}
+	if winner == "" {
+		t.Fatalf("no crawl created: %v %v", codes, bodies)
+	}
+	for i, code := range codes {
+		if code == http.StatusAccepted {
+			continue
+		}
+		d, _ := bodies[i]["detail"].(string)
+		if code != http.StatusConflict || !strings.Contains(d, "job "+winner) || !strings.Contains(d, "/api/v1/crawls/"+winner) ||
+			hdrs[i].Get("Location") != "/api/v1/crawls/"+winner {
+			t.Errorf("identical POST %d: got %d %q (Location %q), want 409 naming job %s and its status URL", i, code, d, hdrs[i].Get("Location"), winner)
+		}
+	}
+
+	// A crawl that differs in what it crawls is not refused.
+	for _, extra := range []string{`,"max_pages":21`, `,"tags":["x"]`, `,"exclude":["/old/"]`, `,"recrawl":true`} {
+		body := strings.Replace(spec(site.URL+"/", extra), `"max_pages":20,`, "", strings.Count(extra, "max_pages"))
+		if code, resp, _ := procs[0].do(t, http.MethodPost, "/api/v1/crawls", body); code != http.StatusAccepted {
+			t.Errorf("POST %s: got %d %v, want 202", body, code, resp["detail"])
+		}
+	}
+	// Cancelled jobs do not block.
+	if code, _, _ := procs[1].do(t, http.MethodDelete, "/api/v1/crawls/"+winner, ""); code != http.StatusOK {
+		t.Fatalf("cancel: got %d", code)
+	}
+	if code, resp, _ := procs[0].do(t, http.MethodPost, "/api/v1/crawls", spec(site.URL+"/", "")); code != http.StatusAccepted {
+		t.Errorf("the same crawl after the first was cancelled: got %d %v, want 202", code, resp["detail"])
 	}
 }

@@ -30,7 +30,7 @@ type Pages interface {
 
 // Jobs is the job table (store.Store).
 type Jobs interface {
-	CreateJob(ctx context.Context, spec json.RawMessage) (store.Job, error)
+	CreateJob(ctx context.Context, spec json.RawMessage, key string) (store.Job, error)
 	ListJobs(ctx context.Context, status store.JobStatus, limit int) ([]store.Job, error)
 	CancelJob(ctx context.Context, id string) (store.Job, error)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/kgsearch/kgsearch/services/crawler/internal/engine"
 )
 
-func (f fakeJobs) CreateJob(context.Context, json.RawMessage) (store.Job, error) {
+func (f fakeJobs) CreateJob(context.Context, json.RawMessage, string) (store.Job, error) {
 	return store.Job{ID: "new"}, nil
 }
 

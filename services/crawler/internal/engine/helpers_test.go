@@ -141,7 +141,7 @@ func createJob(t testing.TB, st *store.Store, spec Spec) string {
 		t.Fatalf("normalize spec: %v", err)
 	}
 	raw, _ := json.Marshal(s)
-	job, err := st.CreateJob(context.Background(), raw)
+	job, err := st.CreateJob(context.Background(), raw, "")
 	if err != nil {
 		t.Fatalf("create job: %v", err)
 	}

@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kgsearch/kgsearch/pkg/fielderr"
@@ -120,6 +123,44 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 		s.UseSitemap = &t
 	}
 	return s, nil
+}
+
+// Key identifies what a normalised spec crawls, for refusing a second
+// identical crawl while one is queued or running (store.CreateJob). Two specs
+// have the same key when they have the same canonical start URL (Normalize
+// canonicalised it) and the same max_depth, max_pages, allowed_domains,
+// include, exclude, tags, respect_robots, use_sitemap and recrawl. The lists
+// are sets: their order and repeats do not count, and domains are compared
+// without case. Any other difference makes a different crawl.
+func (s Spec) Key() string {
+	set := func(list []string, fold bool) []string {
+		out := make([]string, 0, len(list))
+		for _, v := range list {
+			v = strings.TrimSpace(v)
+			if fold {
+				v = strings.ToLower(v)
+			}
+			out = append(out, v)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	b, _ := json.Marshal(struct {
+		V              int      `json:"v"` // the key's version: change it when the fields change
+		URL            string   `json:"url"`
+		MaxDepth       int      `json:"max_depth"`
+		MaxPages       int      `json:"max_pages"`
+		AllowedDomains []string `json:"allowed_domains"`
+		Include        []string `json:"include"`
+		Exclude        []string `json:"exclude"`
+		Tags           []string `json:"tags"`
+		RespectRobots  bool     `json:"respect_robots"`
+		UseSitemap     bool     `json:"use_sitemap"`
+		Recrawl        bool     `json:"recrawl"`
+	}{1, s.URL, s.Depth(), s.MaxPages, set(s.AllowedDomains, true), set(s.Include, false), set(s.Exclude, false),
+		set(s.Tags, false), s.Robots(), s.Sitemap(), s.Recrawl})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Depth is the normalised max_depth.

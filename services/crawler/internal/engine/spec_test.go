@@ -49,3 +49,56 @@ func TestSpecPageAndDepthDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecKey: specs that crawl the same pages the same way share a key
+// (after normalisation: the start URL's spelling, defaults given or left
+// out, the order of set-like lists); any difference in what is crawled or
+// how makes another key.
+func TestSpecKey(t *testing.T) {
+	lim := Limits{MaxPages: 500, MaxDepth: 10}
+	key := func(s Spec) string {
+		t.Helper()
+		n, err := s.Normalize(lim, canon.DefaultOptions())
+		if err != nil {
+			t.Fatalf("normalize %+v: %v", s, err)
+		}
+		return n.Key()
+	}
+	base := Spec{URL: "https://docs.example.com/guide/", Include: []string{"/guide/", "/api/"}, Tags: []string{"a", "b"}}
+	want := key(base)
+	for _, tc := range []struct {
+		name string
+		spec Spec
+	}{
+		{"another spelling of the start URL", Spec{URL: "HTTPS://Docs.Example.com:443/guide/#top", Include: base.Include, Tags: base.Tags}},
+		{"defaults given", Spec{URL: base.URL, Include: base.Include, Tags: base.Tags, MaxDepth: ptr(DefaultMaxDepth), MaxPages: DefaultMaxPages,
+			AllowedDomains: []string{"docs.example.com"}, RespectRobots: ptr(true), UseSitemap: ptr(true)}},
+		{"lists in another order, repeated", Spec{URL: base.URL, Include: []string{"/api/", "/guide/", "/api/"}, Tags: []string{"b", "a"}}},
+		{"domain in upper case", Spec{URL: base.URL, Include: base.Include, Tags: base.Tags, AllowedDomains: []string{"DOCS.example.com"}}},
+	} {
+		if got := key(tc.spec); got != want {
+			t.Errorf("%s: got another key, want the same as %+v", tc.name, base)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Spec)
+	}{
+		{"start URL", func(s *Spec) { s.URL = "https://docs.example.com/api/" }},
+		{"max_depth", func(s *Spec) { s.MaxDepth = ptr(3) }},
+		{"max_pages", func(s *Spec) { s.MaxPages = 50 }},
+		{"allowed_domains", func(s *Spec) { s.AllowedDomains = []string{"example.com"} }},
+		{"include", func(s *Spec) { s.Include = []string{"/guide/"} }},
+		{"exclude", func(s *Spec) { s.Exclude = []string{"/old/"} }},
+		{"tags", func(s *Spec) { s.Tags = []string{"a"} }},
+		{"respect_robots", func(s *Spec) { s.RespectRobots = ptr(false) }},
+		{"use_sitemap", func(s *Spec) { s.UseSitemap = ptr(false) }},
+		{"recrawl", func(s *Spec) { s.Recrawl = true }},
+	} {
+		s := base
+		tc.change(&s)
+		if got := key(s); got == want {
+			t.Errorf("%s changed: got the same key, want another", tc.name)
+		}
+	}
+}
