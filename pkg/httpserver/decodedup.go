@@ -82,6 +82,16 @@ type fieldRef struct {
 	t    reflect.Type
 }
 
+// DuplicateKey returns a 400 [*Error] whose Field is the path of the first key
+// given twice in one object of data (at any depth, in any element of an array)
+// and whose Detail says so, or nil. Keys are compared exactly, after their
+// escapes are decoded. data must be one valid JSON value (json.Valid): it is for
+// bodies read by a decoder other than [DecodeJSON], which checks its own (the MCP
+// SDK's JSON-RPC messages, pkg/mcpserver).
+func DuplicateKey(data []byte) error {
+	return duplicateKeyError(data, nil)
+}
+
 // duplicateKeyError returns a 400 naming the first key given twice in one object
 // of data, or nil. In a struct, keys that encoding/json decodes into the same
 // field (url and URL) count as the same key; elsewhere (maps, raw JSON kept for

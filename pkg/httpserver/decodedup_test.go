@@ -95,3 +95,55 @@ func refWalk(dec *json.Decoder, path string) (string, bool) {
 	_, _ = dec.Token()
 	return "", false
 }
+
+func TestDuplicateKey(t *testing.T) {
+	for _, c := range []struct {
+		in, want string // want: the path named, "" for none
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"a","q":"b"}}}`, "params.arguments.q"},
+		{`[{"id":1,"method":"ping"},{"id":2,"method":"ping","id":3}]`, "[1].id"},
+		{`{"a":{"b":1},"c":{"b":1}}`, ""},
+		{`{"Method":"x","method":"y"}`, ""}, // compared exactly: not the same key
+		{`{"m\u0065thod":"x","method":"y"}`, "method"},
+		{` [ ] `, ""},
+		{`"a string"`, ""},
+	} {
+		err := DuplicateKey([]byte(c.in))
+		var e *Error
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: got %v, want no error", c.in, err)
+		case c.want != "" && (!errors.As(err, &e) || e.Status != 400 || e.Field != c.want ||
+			!strings.Contains(e.Detail, c.want+" is given twice")):
+			t.Errorf("%s: got %v, want a 400 naming %s", c.in, err, c.want)
+		}
+	}
+}
+
+// FuzzDuplicateKey checks DuplicateKey against the reference on valid JSON.
+func FuzzDuplicateKey(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":1,"a":2}`, `[{"x":1},{"x":1,"y":2,"x":3}]`, `{"a\u0062":1,"ab":2}`, `{"a":1,"A":2}`,
+		`{"a":"\"b\":1,\"b\":2","b":[]}`, `[[{"k":[{"k":1},{"k":2,"k":3}]}]]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		err := DuplicateKey(data)
+		want, found := refDuplicate(data)
+		var e *Error
+		switch {
+		case err != nil && !errors.As(err, &e):
+			t.Fatalf("%q: got %v, want an *Error", data, err)
+		case err == nil && found:
+			t.Fatalf("%q: no error, but %s is given twice", data, want)
+		case err != nil && !found:
+			t.Fatalf("%q: refused (%s), the reference finds no duplicate", data, e.Detail)
+		case err != nil && len(want) <= maxDupPath && e.Field != want:
+			t.Fatalf("%q: refused naming %q, want %q", data, e.Field, want)
+		}
+	})
+}

@@ -22,6 +22,8 @@
 // given twice in one object (encoding/json would keep the last value silently), wrong
 // types, invalid JSON, an empty body and trailing values with a 400 naming the field;
 // [JSONContentType] answers 415 to a body declared as another media type.
+// [DuplicateKey] is the duplicate-key check alone, for bodies another decoder
+// reads (pkg/mcpserver's JSON-RPC messages).
 // URL queries are read with [StrictQuery], which refuses what url.Values would let
 // pass silently: bad URL encoding, unknown parameters (with a did-you-mean) and a
 // single-valued parameter given twice. [Acceptable] answers 406 to an Accept header

@@ -4,7 +4,9 @@
 // related_entities. The tools call the services through small client interfaces
 // (pkg/apiclient for search and the crawler, pkg/kgapi for kg), so one server
 // serves both transports: stdio (`kgs mcp`) and streamable HTTP, mounted by the
-// search service at /mcp behind its API keys (HTTPHandler).
+// search service at /mcp behind its API keys (HTTPHandler). Over HTTP a message
+// that gives a key twice in one object is refused as an Invalid Request, as the
+// REST API refuses such bodies, rather than read with the last value.
 //
 // Tool results are text the model reads: TOON by default (the compact format the
 // search API answers in), JSON with format=json. Bad arguments and service errors
@@ -141,7 +143,9 @@ func plainBound(why string) string {
 
 // HTTPHandler serves the server over streamable HTTP. When keys is not empty every
 // request needs "Authorization: Bearer <key>" with one of them (the MCP tools
-// include crawl, which writes, so reads are not exempt as on the REST API).
+// include crawl, which writes, so reads are not exempt as on the REST API). A
+// POSTed body that gives a key twice in one object is refused with 400 and a
+// JSON-RPC Invalid Request error naming the key (refuseDuplicateKeys).
 func HTTPHandler(d Deps, keys []string) http.Handler {
 	srv := New(d)
 	logger := d.Logger
@@ -149,8 +153,8 @@ func HTTPHandler(d Deps, keys []string) http.Handler {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Logger: sdkLogger(logger)})
-	return RequireKey(keys, h)
+		&mcp.StreamableHTTPOptions{Logger: sdkLogger(logger), MaxRequestBodyBytes: maxBody})
+	return RequireKey(keys, refuseDuplicateKeys(h))
 }
 
 // RequireKey wraps next so that, when keys is not empty, requests without a valid

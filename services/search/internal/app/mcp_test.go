@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -167,6 +168,33 @@ func TestMCPOverStreamableHTTPAtSlashMCP(t *testing.T) {
 	var list kgapi.EntityList
 	if err := json.Unmarshal([]byte(body), &list); isErr || err != nil || len(list.Entities) == 0 || list.Entities[0].ID != "postgresql" {
 		t.Errorf("find_entities postg: got %v %v %q", isErr, err, body)
+	}
+
+	// A message naming a key twice is refused before the SDK reads it, as the
+	// REST routes refuse such bodies; the service's body limit still applies.
+	for _, c := range []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"a","q":"b"}}}`,
+			http.StatusBadRequest, `"message":"params.arguments.q is given twice in one object; send it once"`},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"q":"` +
+			strings.Repeat("a", 2<<20) + `"}}}`, http.StatusRequestEntityTooLarge, "exceeds"},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(b), `"id":null`) ||
+			!strings.Contains(string(b), `"code":-32600`) || !strings.Contains(string(b), c.want) {
+			t.Errorf("POST /mcp %.60s...: got %d %s, want %d with a JSON-RPC Invalid Request saying %s", c.body, resp.StatusCode, b, c.status, c.want)
+		}
 	}
 }
 

@@ -1,0 +1,91 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
+)
+
+// maxBody bounds a POSTed JSON-RPC body, here and in the SDK behind (its
+// default). The search service's own limit (MaxBodyBytes) applies first.
+const maxBody = mcp.DefaultMaxRequestBodyBytes
+
+// refuseDuplicateKeys answers a POST whose body is valid JSON but gives a key
+// twice in one object (at any depth, in any message of a batch) with 400 and a
+// JSON-RPC Invalid Request error naming the key's path, before next (the SDK)
+// reads it: the SDK's decoder keeps the last value silently, so
+// "arguments":{"q":"a","q":"b"} would search for b. The REST routes refuse the
+// same bodies (httpserver.DecodeJSON). Any other body goes on to the SDK as it
+// was sent; invalid JSON is the SDK's to answer.
+func refuseDuplicateKeys(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				writeRPCError(w, http.StatusRequestEntityTooLarge, "",
+					fmt.Sprintf("the request body exceeds %d bytes; send a smaller message", mbe.Limit))
+				return
+			}
+			writeRPCError(w, http.StatusBadRequest, "", "the request body could not be read: "+err.Error())
+			return
+		}
+		if json.Valid(data) {
+			var e *httpserver.Error
+			if err := httpserver.DuplicateKey(data); errors.As(err, &e) {
+				writeRPCError(w, http.StatusBadRequest, e.Field, e.Detail)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rpcError is a JSON-RPC 2.0 error response to a request that cannot be read:
+// its id is null, as the specification asks when the id cannot be determined
+// (a duplicated key may be the id itself).
+type rpcError struct {
+	JSONRPC string   `json:"jsonrpc"`
+	ID      *string  `json:"id"`
+	Error   rpcFault `json:"error"`
+}
+
+type rpcFault struct {
+	Code    int64          `json:"code"`
+	Message string         `json:"message"`
+	Data    *rpcFaultField `json:"data,omitempty"`
+}
+
+// rpcFaultField names the member at fault, as the REST problems' field does.
+type rpcFaultField struct {
+	Field string `json:"field"`
+}
+
+// writeRPCError answers status with an Invalid Request error saying msg; field,
+// when not empty, names the member at fault in the error's data.
+func writeRPCError(w http.ResponseWriter, status int, field, msg string) {
+	body := rpcError{JSONRPC: "2.0", Error: rpcFault{Code: jsonrpc.CodeInvalidRequest, Message: msg}}
+	if field != "" {
+		body.Error.Data = &rpcFaultField{Field: field}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
