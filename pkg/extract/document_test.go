@@ -149,6 +149,41 @@ func TestQueryOffsets(t *testing.T) {
 	}
 }
 
+// TestQueryEverydayWordsInCapitals checks that a lower-case everyday word of a
+// query is not read as the name the gazetteer knows only in capitals (the SQL
+// keyword COMMIT, the variable USER, the HTTP method DELETE), while that name
+// written as such, acronyms that are no English word (JSON, WAL) and names
+// written otherwise (Windows, Rust) still match a query.
+func TestQueryEverydayWordsInCapitals(t *testing.T) {
+	x := newTestExtractor(t)
+	for _, c := range []struct {
+		q    string
+		want []string // entity id:type, in order
+	}{
+		{"undo the last commit", nil},
+		{"undo the last commit but keep the changes", nil},
+		{"add extra fields to the user model", nil},
+		{"delete a file", nil},
+		{"update rust to a newer version", []string{"rust:programming_language"}},
+		{"merge two dictionaries", []string{"dictionary:data_structure"}},
+		{"parse command line options", nil},
+		{"limit the number of rows", nil},
+		{"run COMMIT after the UPDATE", []string{"commit:keyword", "update:keyword"}},
+		{"parse a json file", []string{"json:file_format"}},
+		{"postgres wal tuning", []string{"postgresql:database", "write-ahead-log:concept"}},
+		{"install python on windows", []string{"python:programming_language", "windows:operating_system"}},
+		{"send a request over http", []string{"http:protocol"}},
+	} {
+		var got []string
+		for _, e := range x.Query(c.q) {
+			got = append(got, e.ID+":"+e.Type)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Query(%q): got %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
 func TestStrayBacktick(t *testing.T) {
 	x := newTestExtractor(t)
 	text := "Type a ` to start code.\n\nThe quick brown fox jumps; PostgreSQL uses `std` and a backtick ` here."

@@ -306,12 +306,32 @@ func (m *matcher) accept(info *keyInfo, i, j int, surface, key string, plural bo
 		return confCue, true
 	}
 	if m.lenient {
-		if isCommonWord(key) || len(key) <= 2 {
+		if isCommonWord(key) || len(key) <= 2 || i == j && capitalsOnlyWord(info, key) {
 			return 0, false
 		}
 		return confLenient, true
 	}
 	return 0, false
+}
+
+// capitalsOnlyWord reports whether key is an everyday English word that the
+// gazetteer knows only written in capitals: the SQL keyword COMMIT, the variable
+// USER, the HTTP method DELETE. Documents match such a name only as written
+// (effectiveLevel); queries arrive in lower case, where the word ("undo the last
+// commit", "add a user") is the everyday word, so a lenient match would read a
+// keyword into most plain-language questions. Names written otherwise (Windows,
+// Thread, Node) and words that are not everyday English (JSON, SQL, WAL) still
+// match a lower-case query.
+func capitalsOnlyWord(info *keyInfo, key string) bool {
+	if len(info.forms) == 0 || !isEnglishWord(key) {
+		return false
+	}
+	for f := range info.forms {
+		if !isAllUpper(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // syntaxTypes are the types of a language's own syntax: named in prose or in an

@@ -2,10 +2,13 @@ package queryparse
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kgsearch/kgsearch/pkg/extract"
 )
 
 // fakeFinder knows a few names, as the gazetteer would.
@@ -114,6 +117,50 @@ func TestParseEntitiesAndVariants(t *testing.T) {
 	plain, _ := New(nil).Parse("Using AsyncIO with PostgreSQL")
 	if got.Confidence <= plain.Confidence {
 		t.Errorf("confidence with entities %v <= without %v", got.Confidence, plain.Confidence)
+	}
+}
+
+// TestParseEverydayWordsWithTheExtractor parses plain-language queries with the
+// real extractor (as the search service does): an everyday word is not read as
+// the SQL keyword, variable or HTTP method the gazetteer knows in capitals
+// ("commit" is not COMMIT, "user" not $USER), while JSON, a format people type
+// in lower case, is still found.
+func TestParseEverydayWordsWithTheExtractor(t *testing.T) {
+	x, err := extract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(FinderFunc(func(q string) []Entity {
+		var out []Entity
+		for _, e := range x.Query(q) {
+			out = append(out, Entity{Text: e.Text, ID: e.ID, Name: e.Name, Type: e.Type, Confidence: e.Confidence, Start: e.Start, End: e.End})
+		}
+		return out
+	}))
+	for _, c := range []struct {
+		q    string
+		want []string // entity id:type
+	}{
+		{"undo the last commit", nil},
+		{"Undo the last commit but keep the changes", nil},
+		{"how do I add extra fields to the user model", nil},
+		{"delete a branch on the remote server", nil},
+		{"difference between merge and rebase", []string{"rebase:concept"}},
+		{"parse a json file", []string{"json:file_format"}},
+		{"How do I read and write JSON files", []string{"json:file_format"}},
+		{"install python on windows", []string{"python:programming_language", "windows:operating_system"}},
+	} {
+		got, err := p.Parse(c.q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", c.q, err)
+		}
+		var ents []string
+		for _, e := range got.Entities {
+			ents = append(ents, e.ID+":"+e.Type)
+		}
+		if !slices.Equal(ents, c.want) {
+			t.Errorf("Parse(%q) entities: got %v, want %v", c.q, ents, c.want)
+		}
 	}
 }
 
