@@ -435,6 +435,28 @@ func TestIdenticalCrawlConflict(t *testing.T) {
 	}
 }
 
+// TestCrawlPruneFlag: --prune asks the crawler for a prune crawl; without
+// it the request has no prune.
+func TestCrawlPruneFlag(t *testing.T) {
+	var bodies []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		bodies = append(bodies, b)
+		w.WriteHeader(202)
+		fmt.Fprint(w, `{"id":"job1","status":"queued","url":"https://a.example/"}`)
+	}))
+	t.Cleanup(srv.Close)
+	for _, args := range [][]string{{"crawl", "https://a.example/", "--prune"}, {"crawl", "https://a.example/"}} {
+		if code, _, errs := run(t, &fake{srv: srv}, false, args...); code != 0 {
+			t.Fatalf("kgs %v: exit %d %s", args, code, errs)
+		}
+	}
+	if len(bodies) != 2 || bodies[0]["prune"] != true || bodies[1]["prune"] != nil {
+		t.Errorf("requests: %v, want prune true, then no prune", bodies)
+	}
+}
+
 // TestProgressDoesNotAddEventsToAStatus: a page finished just before a status
 // was read has its event arrive after that status; the line must not count
 // it twice, nor show a mix of the two (the line once said 1 stored, 39

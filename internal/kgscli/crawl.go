@@ -28,6 +28,7 @@ type crawlFlags struct {
 	noRobots  bool
 	noSitemap bool
 	recrawl   bool
+	prune     bool
 	wait      bool
 	progress  string
 	format    string
@@ -72,6 +73,7 @@ func newCrawlCmd(o *options) *cobra.Command {
 	fl.BoolVar(&f.noRobots, "no-robots", false, "ignore robots.txt")
 	fl.BoolVar(&f.noSitemap, "no-sitemap", false, "do not seed from the sitemap")
 	fl.BoolVar(&f.recrawl, "recrawl", false, "conditional requests for known pages")
+	fl.BoolVar(&f.prune, "prune", false, "when the crawl saw its whole scope, remove the stored pages in that scope it did not reach (vanished from the site); a crawl cut short removes nothing and says why in its warnings")
 	fl.BoolVar(&f.wait, "wait", false, "follow the job until it ends (progress from its server-sent events)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display with --wait: auto (a bar on a terminal, plain lines otherwise), bar, plain, none")
 	fl.StringVar(&f.format, "format", "text", "output: text or json (the job status; progress then goes to stderr)")
@@ -94,7 +96,7 @@ func (f crawlFlags) spec(u string) (apiclient.CrawlSpec, error) {
 		}
 	}
 	spec := apiclient.CrawlSpec{URL: u, MaxPages: f.maxPages, Include: f.include, Exclude: f.exclude, Tags: f.tags,
-		AllowedDomains: f.domains, Recrawl: f.recrawl}
+		AllowedDomains: f.domains, Recrawl: f.recrawl, Prune: f.prune}
 	if f.depth >= 0 {
 		spec.MaxDepth = &f.depth
 	}

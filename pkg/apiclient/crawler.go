@@ -26,6 +26,9 @@ type CrawlSpec struct {
 	RespectRobots  *bool    `json:"respect_robots,omitempty"`
 	UseSitemap     *bool    `json:"use_sitemap,omitempty"`
 	Recrawl        bool     `json:"recrawl,omitempty"`
+	// Prune removes, when the crawl saw its whole scope, the stored pages in
+	// that scope it did not reach.
+	Prune bool `json:"prune,omitempty"`
 }
 
 // Counters are a crawl job's counters (see the crawler's README).

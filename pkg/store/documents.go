@@ -383,6 +383,28 @@ func (it OutboxItem) DeletePayload() (DeletePayload, error) {
 // enqueues an OutboxDelete row with the payload (nil: the id alone). Unknown ids
 // give ErrNotFound.
 func (s *Store) DeleteDocument(ctx context.Context, id string, del *DeletePayload) (int64, error) {
+	return s.deleteDocument(ctx, id, del, nil)
+}
+
+// DeleteDocumentInJob is DeleteDocument for a crawl job that removes a
+// document it did not reach (prune): in the same transaction it records the
+// document's URL in the job's frontier as done with reason, so that the job
+// counts the removal, and a job resumed after a crash finds each document
+// either still stored and not recorded, or removed and recorded.
+func (s *Store) DeleteDocumentInJob(ctx context.Context, id string, del *DeletePayload, jobID, reason string) (int64, error) {
+	if del == nil || del.URL == "" || DocumentID(del.URL) != id {
+		return 0, fmt.Errorf("delete document %s: %w", id, invalid("payload url", "want the document's canonical URL"))
+	}
+	return s.deleteDocument(ctx, id, del, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO crawl_frontier (job_id, url_hash, url, depth, state, reason, created_at, updated_at)
+			VALUES (?, ?, ?, 0, 'done', ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`, jobID, id, del.URL, truncate(reason, 512)); err != nil {
+			return fmt.Errorf("record in the frontier of job %s: %w", jobID, err)
+		}
+		return s.hook("delete-in-job:after-frontier")
+	})
+}
+
+func (s *Store) deleteDocument(ctx context.Context, id string, del *DeletePayload, also func(*sql.Tx) error) (int64, error) {
 	if !isASCII(id) {
 		return 0, fmt.Errorf("delete document %s: %w", id, ErrNotFound)
 	}
@@ -420,8 +442,13 @@ func (s *Store) DeleteDocument(ctx context.Context, id string, del *DeletePayloa
 		if err := enqueueOutbox(ctx, tx, OutboxDelete, id, outboxPayload); err != nil {
 			return err
 		}
-		seq, err = recordChange(ctx, tx, id, OpDelete)
-		return err
+		if seq, err = recordChange(ctx, tx, id, OpDelete); err != nil {
+			return err
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("delete document %s: %w", id, err)

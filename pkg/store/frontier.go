@@ -267,6 +267,71 @@ func (s *Store) FrontierReasons(ctx context.Context, jobID string) (map[Frontier
 	return out, nil
 }
 
+// FrontierMissing returns the canonical URLs of urls that the job's frontier
+// does not hold (in any state), in the order given.
+func (s *Store) FrontierMissing(ctx context.Context, jobID string, urls []string) ([]string, error) {
+	var missing []string
+	for start := 0; start < len(urls); start += frontierBatch {
+		batch := urls[start:min(start+frontierBatch, len(urls))]
+		have, err := s.frontierHashes(ctx, jobID, batch)
+		if err != nil {
+			return nil, fmt.Errorf("frontier of job %s: %w", jobID, err)
+		}
+		for _, u := range batch {
+			if !have[URLHash(u)] {
+				missing = append(missing, u)
+			}
+		}
+	}
+	return missing, nil
+}
+
+// frontierHashes returns which of the URLs' hashes the job's frontier holds.
+func (s *Store) frontierHashes(ctx context.Context, jobID string, urls []string) (map[string]bool, error) {
+	args := make([]any, 0, len(urls)+1)
+	args = append(args, jobID)
+	for _, u := range urls {
+		args = append(args, URLHash(u))
+	}
+	q := "SELECT url_hash FROM crawl_frontier WHERE job_id = ? AND url_hash IN (" + placeholders(len(urls)) + ")" //nolint:gosec // G202: only "?" placeholders are joined in; the values are bound
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		have[h] = true
+	}
+	return have, rows.Err()
+}
+
+// FrontierOrigins returns the distinct origins ("http://host:port", as the
+// URLs spell them) of the job's done URLs: the sites the job reached.
+func (s *Store) FrontierOrigins(ctx context.Context, jobID string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT SUBSTRING_INDEX(url, '/', 3) FROM crawl_frontier WHERE job_id = ? AND state = 'done'", jobID)
+	if err != nil {
+		return nil, fmt.Errorf("frontier origins of job %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, fmt.Errorf("frontier origins of job %s: %w", jobID, err)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("frontier origins of job %s: %w", jobID, err)
+	}
+	return out, nil
+}
+
 // RequeueExpired returns claims whose lease expired to the queue (resume after a
 // crashed worker); jobID "" covers every job. It returns how many were requeued.
 func (s *Store) RequeueExpired(ctx context.Context, jobID string) (int64, error) {

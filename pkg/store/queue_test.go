@@ -616,3 +616,64 @@ func TestCreateJobKey(t *testing.T) {
 		t.Errorf("concurrent identical creates: got %d created and %d refused, want 1 and %d", created, dups, n-1)
 	}
 }
+
+// TestDeleteDocumentInJob: the document, its chunks, the change, the kg
+// outbox row and the job's frontier row are written together or not at all.
+func TestDeleteDocumentInJob(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	g := newClustered(5, 384, 2, 0.5)
+	j, _ := s.CreateJob(ctx, json.RawMessage(`{}`), "")
+	doc := &Document{URL: "https://example.com/gone", Title: "gone", ContentHash: "h"}
+	if _, err := s.UpsertDocument(ctx, doc, makeChunks(g, 2, "x"), json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteDocumentInJob(ctx, doc.ID, &DeletePayload{URL: "https://example.com/other"}, j.ID, "deleted_vanished"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("another document's URL: got %v, want ErrInvalid", err)
+	}
+	state := func() (stored bool, changes int, outbox []OutboxItem, frontier map[FrontierState]map[string]int64) {
+		t.Helper()
+		_, err := s.GetDocument(ctx, doc.ID)
+		stored = err == nil
+		ch, _ := s.Changes(ctx, 0, 100)
+		outbox, _ = s.OutboxItems(ctx, 100)
+		frontier, _ = s.FrontierReasons(ctx, j.ID)
+		return stored, len(ch), outbox, frontier
+	}
+	_, changesBefore, outboxBefore, _ := state()
+
+	forced := errors.New("forced failure")
+	s.testHook = func(p string) error {
+		if p == "delete-in-job:after-frontier" {
+			return forced
+		}
+		return nil
+	}
+	_, err := s.DeleteDocumentInJob(ctx, doc.ID, &DeletePayload{URL: doc.URL}, j.ID, "deleted_vanished")
+	s.testHook = nil
+	if !errors.Is(err, forced) {
+		t.Fatalf("got %v, want the forced failure", err)
+	}
+	stored, changes, outbox, frontier := state()
+	if !stored || changes != changesBefore || len(outbox) != len(outboxBefore) || len(frontier) != 0 {
+		t.Fatalf("after a failure mid-transaction: stored %v, changes %d (before %d), outbox %d rows (before %d), frontier %v; want everything as before",
+			stored, changes, changesBefore, len(outbox), len(outboxBefore), frontier)
+	}
+
+	if _, err := s.DeleteDocumentInJob(ctx, doc.ID, &DeletePayload{URL: doc.URL}, j.ID, "deleted_vanished"); err != nil {
+		t.Fatal(err)
+	}
+	stored, changes, outbox, frontier = state()
+	last := outbox[len(outbox)-1]
+	if stored || changes != changesBefore+1 || last.Kind != OutboxDelete || last.DocumentID != doc.ID ||
+		frontier[FrontierDone]["deleted_vanished"] != 1 {
+		t.Errorf("after the removal: stored %v, changes %d, last outbox row %+v, frontier %v; want removed, one delete change, a kg delete and the frontier row",
+			stored, changes, last, frontier)
+	}
+	if missing, err := s.FrontierMissing(ctx, j.ID, []string{doc.URL, "https://example.com/never"}); err != nil || len(missing) != 1 || missing[0] != "https://example.com/never" {
+		t.Errorf("FrontierMissing: got %v, %v; want only the URL never seen", missing, err)
+	}
+	if origins, err := s.FrontierOrigins(ctx, j.ID); err != nil || len(origins) != 1 || origins[0] != "https://example.com" {
+		t.Errorf("FrontierOrigins: got %v, %v; want https://example.com", origins, err)
+	}
+}

@@ -32,13 +32,19 @@ type FrontierStore interface {
 	RequeueExpired(ctx context.Context, jobID string) (int64, error)
 	ReleaseClaims(ctx context.Context, jobID, owner string) (int64, error)
 	ReleaseClaimsExcept(ctx context.Context, jobID, owner string, keep []string) (int64, error)
+	FrontierMissing(ctx context.Context, jobID string, urls []string) ([]string, error)
+	FrontierOrigins(ctx context.Context, jobID string) ([]string, error)
 }
 
 // Documents are the stored pages the engine reads and removes (store.Store);
-// it writes them through the Indexer.
+// it writes them through the Indexer. DeleteDocumentInJob is DeleteDocument
+// with the removal recorded in a job's frontier in the same transaction
+// (prune).
 type Documents interface {
 	DocumentByURL(ctx context.Context, canonicalURL string) (store.Document, error)
+	ListDocuments(ctx context.Context, o store.ListOptions) (store.DocumentPage, error)
 	DeleteDocument(ctx context.Context, id string, del *store.DeletePayload) (int64, error)
+	DeleteDocumentInJob(ctx context.Context, id string, del *store.DeletePayload, jobID, reason string) (int64, error)
 }
 
 // Blocklist is the domain blocklist (store.Store).

@@ -22,7 +22,9 @@
 // (package outbox) delivers to kg afterwards; the crawl never waits for kg.
 //
 // A job (job.go) takes its frontier over, seeds it, runs its workers beside a
-// heartbeat and a reclaim loop, and ends by what stopped it. It rides out
+// heartbeat and a reclaim loop, and ends by what stopped it; a job with prune
+// (prune.go) first removes the stored documents in its scope it did not
+// reach, when it saw the whole scope. It rides out
 // outages of MariaDB (outage.go): nothing exits on a transient error, failed
 // claims go back to the queue as soon as MariaDB answers, and a job that
 // cannot make progress says so. Its counters come from the frontier (state

@@ -67,35 +67,40 @@ func (f frontier) releaseLost(ctx context.Context, keep []string) (int64, error)
 // admit canonicalises a link and applies scope, filters, blocklist and the
 // SSRF pre-check; it counts refusals by reason.
 func (r *jobRun) admit(ctx context.Context, base *url.URL, href string) (string, bool) {
-	c, err := canon.Resolve(base, href, r.e.cfg.Canon)
-	if errors.Is(err, canon.ErrTooLong) {
-		r.addFiltered(FilterTooLong, 1)
-		return "", false
-	}
-	if err != nil {
-		r.addFiltered(FilterInvalid, 1)
-		return "", false
-	}
-	u, err := url.Parse(c)
-	if err != nil {
-		r.addFiltered(FilterInvalid, 1)
-		return "", false
-	}
-	if reason := r.filters.check(u, c); reason != "" {
+	c, reason := r.admissible(ctx, base, href)
+	if reason != "" {
 		r.addFiltered(reason, 1)
 		return "", false
 	}
+	return c, true
+}
+
+// admissible is admit without the counting: the canonical URL, or the
+// filter reason that refuses it.
+func (r *jobRun) admissible(ctx context.Context, base *url.URL, href string) (string, string) {
+	c, err := canon.Resolve(base, href, r.e.cfg.Canon)
+	if errors.Is(err, canon.ErrTooLong) {
+		return "", FilterTooLong
+	}
+	if err != nil {
+		return "", FilterInvalid
+	}
+	u, err := url.Parse(c)
+	if err != nil {
+		return "", FilterInvalid
+	}
+	if reason := r.filters.check(u, c); reason != "" {
+		return "", reason
+	}
 	if blocked, err := r.e.block.blocked(ctx, u.Hostname()); err == nil && blocked {
-		r.addFiltered(FilterBlocked, 1)
-		return "", false
+		return "", FilterBlocked
 	}
 	if r.e.guard != nil {
 		if err := r.e.guard.CheckURL(u); err != nil {
-			r.addFiltered(FilterSSRF, 1)
-			return "", false
+			return "", FilterSSRF
 		}
 	}
-	return c, true
+	return c, ""
 }
 
 // queueLinks queues the page's followable links at depth+1.
@@ -103,19 +108,30 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 	if len(page.Links) == 0 {
 		return nil
 	}
+	hrefs := func() []string {
+		out := make([]string, len(page.Links))
+		for i, l := range page.Links {
+			out[i] = l.URL
+		}
+		return out
+	}
 	if page.Robots.NoFollow {
 		r.addFiltered(FilterNoFollow, int64(len(page.Links)))
+		r.noteUnfollowed(ctx, base, hrefs(), FilterNoFollow)
 		return nil
 	}
 	if it.Depth >= r.spec.Depth() {
 		r.addFiltered(FilterDepth, int64(len(page.Links)))
+		r.noteUnfollowed(ctx, base, hrefs(), FilterDepth)
 		return nil
 	}
 	seen := map[string]bool{}
 	var urls []store.FrontierURL
+	var nofollow []string
 	for _, l := range page.Links {
 		if l.NoFollow() {
 			r.addFiltered(FilterNoFollow, 1)
+			nofollow = append(nofollow, l.URL)
 			continue
 		}
 		c, ok := r.admit(ctx, base, l.URL)
@@ -125,7 +141,11 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 		seen[c] = true
 		urls = append(urls, store.FrontierURL{URL: c, Depth: it.Depth + 1})
 	}
-	return r.enqueue(ctx, urls)
+	if err := r.enqueue(ctx, urls); err != nil {
+		return err
+	}
+	r.noteUnfollowed(ctx, base, nofollow, FilterNoFollow)
+	return nil
 }
 
 // redirect queues an in-scope redirect target at the same depth (fetched

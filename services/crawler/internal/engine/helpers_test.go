@@ -70,6 +70,7 @@ type engineOpts struct {
 	maxPages int
 	resolver *net.Resolver
 	canon    *canon.Options
+	wrap     func(Store) Store // wraps the store the engine uses (not the indexer's)
 }
 
 // newEngine builds an engine on st fetching through the SSRF guard (allowing
@@ -104,10 +105,14 @@ func newEngine(t testing.TB, st *store.Store, o engineOpts) *Engine {
 	if o.canon != nil {
 		copts = *o.canon
 	}
+	var es Store = st
+	if o.wrap != nil {
+		es = o.wrap(st)
+	}
 	return New(Config{
 		Owner: o.owner, Workers: o.workers, Lease: o.lease, Poll: 50 * time.Millisecond,
 		Limits: Limits{MaxPages: o.maxPages, MaxDepth: 50}, Canon: copts,
-	}, Deps{Store: st, Fetcher: f, Guard: g, Indexer: p}, nil, nil)
+	}, Deps{Store: es, Fetcher: f, Guard: g, Indexer: p}, nil, nil)
 }
 
 // runEngine runs e until the test ends (or stop is called) and returns stop,

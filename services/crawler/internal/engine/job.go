@@ -156,6 +156,14 @@ func (r *jobRun) work(ctx context.Context) error {
 	select {
 	case <-r.done:
 		cause = errJobDone
+		if r.spec.Prune && jctx.Err() == nil {
+			// Beside the heartbeat, which renews the lease and stops the
+			// prune when the job is cancelled, the lease lost or ctx ends.
+			r.prune(jctx)
+			if jctx.Err() != nil {
+				cause = context.Cause(jctx)
+			}
+		}
 	default:
 	}
 	cancel(errJobDone)
@@ -270,6 +278,7 @@ func (r *jobRun) seed(ctx context.Context) error {
 		for _, err := range errs {
 			r.errs.add("sitemap: %v", err)
 		}
+		r.noteSitemap(errs, len(pages))
 		var urls []store.FrontierURL
 		for _, p := range pages {
 			if c, ok := r.admit(ctx, nil, p); ok {

@@ -28,7 +28,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		fetched:    prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_fetched_total", Help: "Pages fetched (an HTTP answer was received)."}),
 		stored:     prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_stored_total", Help: "Pages stored (inserted or replaced)."}),
 		unchanged:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_unchanged_total", Help: "Pages found unchanged (304 or same content hash)."}),
-		deleted:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_deleted_total", Help: "Stored pages removed because of what they answer now, by reason (http_404, noindex, redirect, ...)."}, []string{"reason"}),
+		deleted:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_deleted_total", Help: "Stored pages removed because of what they answer now, or because a prune crawl did not reach them (vanished), by reason (http_404, noindex, redirect, vanished, ...)."}, []string{"reason"}),
 		failed:     prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_failed_total", Help: "Pages that failed, by reason."}, []string{"reason"}),
 		skipped:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_skipped_total", Help: "Pages skipped, by reason."}, []string{"reason"}),
 		bytes:      prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "fetched_bytes_total", Help: "Response body bytes fetched."}),

@@ -26,6 +26,9 @@ type Spec struct {
 	RespectRobots  *bool    `json:"respect_robots,omitempty"`
 	UseSitemap     *bool    `json:"use_sitemap,omitempty"`
 	Recrawl        bool     `json:"recrawl,omitempty"`
+	// Prune removes, when the crawl ends having seen its whole scope, the
+	// stored documents in that scope that it did not reach (prune.go).
+	Prune bool `json:"prune,omitempty"`
 }
 
 // Defaults of a Spec.
@@ -129,7 +132,7 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 // identical crawl while one is queued or running (store.CreateJob). Two specs
 // have the same key when they have the same canonical start URL (Normalize
 // canonicalised it) and the same max_depth, max_pages, allowed_domains,
-// include, exclude, tags, respect_robots, use_sitemap and recrawl. The lists
+// include, exclude, tags, respect_robots, use_sitemap, recrawl and prune. The lists
 // are sets: their order and repeats do not count, and domains are compared
 // without case. Any other difference makes a different crawl.
 func (s Spec) Key() string {
@@ -157,8 +160,9 @@ func (s Spec) Key() string {
 		RespectRobots  bool     `json:"respect_robots"`
 		UseSitemap     bool     `json:"use_sitemap"`
 		Recrawl        bool     `json:"recrawl"`
+		Prune          bool     `json:"prune"`
 	}{1, s.URL, s.Depth(), s.MaxPages, set(s.AllowedDomains, true), set(s.Include, false), set(s.Exclude, false),
-		set(s.Tags, false), s.Robots(), s.Sitemap(), s.Recrawl})
+		set(s.Tags, false), s.Robots(), s.Sitemap(), s.Recrawl, s.Prune})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

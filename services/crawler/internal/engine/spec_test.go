@@ -94,6 +94,7 @@ func TestSpecKey(t *testing.T) {
 		{"respect_robots", func(s *Spec) { s.RespectRobots = ptr(false) }},
 		{"use_sitemap", func(s *Spec) { s.UseSitemap = ptr(false) }},
 		{"recrawl", func(s *Spec) { s.Recrawl = true }},
+		{"prune", func(s *Spec) { s.Prune = true }},
 	} {
 		s := base
 		tc.change(&s)

@@ -72,6 +72,16 @@ type progress struct {
 	// ScriptShell is what showed the job's first script_rendered page to be
 	// a shell (`an empty <div id="app">`), for the status's warning.
 	ScriptShell string `json:"script_shell,omitempty"`
+	// What a prune job (Spec.Prune, prune.go) keeps to decide whether it saw
+	// its whole scope: in-scope links it did not follow (max_depth, nofollow)
+	// whose URLs were not in the frontier when seen, those that did not fit
+	// in the list, and why the sitemaps may have left URLs out.
+	Unfollowed        []unfollowedLink `json:"unfollowed,omitempty"`
+	UnfollowedMore    int64            `json:"unfollowed_more,omitempty"`
+	SitemapIncomplete string           `json:"sitemap_incomplete,omitempty"`
+	// PruneNote says why a prune job removed nothing, or stopped removing:
+	// a warning of the status.
+	PruneNote string `json:"prune_note,omitempty"`
 }
 
 // StageTimes are summed per-page milliseconds in each stage.
@@ -90,8 +100,10 @@ type StageTimes struct {
 // and script_rendered); ScriptRendered is the part of them that scripts
 // render in the browser. Deleted counts the pages whose stored version was
 // removed, DeletedBy the same by why (http_404, http_410, noindex, empty,
-// script_rendered, content_type, redirect, redirect_out_of_scope): a page that had a
-// stored version is counted in Deleted, not in Empty.
+// script_rendered, content_type, redirect, redirect_out_of_scope, and
+// vanished for the documents a prune job removed because the crawl did not
+// reach them): a page that had a stored version is counted in Deleted, not in
+// Empty. Vanished documents are not counted in Discovered or Fetched.
 type Counters struct {
 	Discovered int64 `json:"discovered"`
 	Queued     int64 `json:"queued"`
@@ -205,6 +217,12 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 	}
 	for state, reasons := range fr {
 		for reason, n := range reasons {
+			if state == store.FrontierDone && reason == deletedReason(DeleteVanished) {
+				// Removed by prune: not discovered or fetched by the crawl.
+				c.Deleted += n
+				c.DeletedBy[DeleteVanished] += n
+				continue
+			}
 			c.Discovered += n
 			if fetchedReason(state, reason) {
 				c.Fetched += n
@@ -259,7 +277,7 @@ func buildStatus(job store.Job, prog progress, fr map[store.FrontierState]map[st
 // next to nothing searchable, and the user should crawl something else.
 func warnings(c Counters, prog progress) []string {
 	out := []string{}
-	done := c.Stored + c.Unchanged + c.Empty + c.Deleted
+	done := c.Stored + c.Unchanged + c.Empty + c.Deleted - c.DeletedBy[DeleteVanished]
 	shells := c.ScriptRendered + c.DeletedBy[DoneScriptRendered]
 	if shells > 0 && 2*shells > done {
 		what := "pages are"
@@ -272,6 +290,9 @@ func warnings(c Counters, prog progress) []string {
 		}
 		out = append(out, fmt.Sprintf("%d of %d %s rendered by JavaScript in the browser%s; the crawler reads the HTML the server sends and found no text. "+
 			"Crawl the site's pre-rendered or static export, or its sources, instead.", shells, done, what, evidence))
+	}
+	if prog.PruneNote != "" {
+		out = append(out, prog.PruneNote)
 	}
 	return out
 }

@@ -21,7 +21,9 @@
 //     page, and /huge (larger than the crawler's body limit);
 //   - Last-Modified and ETag on every page with If-Modified-Since and
 //     If-None-Match answered by 304; Update changes a page, Remove makes it
-//     410 Gone, for recrawl tests.
+//     410 Gone, Unlink takes it out of the link graph (no page's own links
+//     and not the sitemap lead to it, while it still answers), for recrawl
+//     and prune tests.
 //
 // Every request is counted (Hits, Requests), so tests can assert that no page
 // was fetched twice, that robots.txt was obeyed and that Crawl-delay was

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,6 +110,7 @@ type Site struct {
 	versions   map[string]int
 	modified   map[string]time.Time
 	gone       map[string]bool
+	unlinked   map[string]bool
 	flakyCount int
 	busyCount  int
 }
@@ -126,6 +128,7 @@ func New(opts Options) *Site {
 		versions: map[string]int{},
 		modified: map[string]time.Time{},
 		gone:     map[string]bool{},
+		unlinked: map[string]bool{},
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	u, _ := url.Parse(s.srv.URL)
@@ -228,6 +231,23 @@ func (s *Site) Remove(path string) {
 	s.gone[path] = true
 }
 
+// Unlink takes the page at path out of the site's link graph: the pages'
+// own links to it (not the navigation, sidebar and footer every page shares)
+// and the sitemap no longer list it, while the page itself still answers.
+// Link restores the links.
+func (s *Site) Unlink(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unlinked[path] = true
+}
+
+// Link undoes Unlink.
+func (s *Site) Link(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.unlinked, path)
+}
+
 // Marker returns the unique token in the current text of the page at path;
 // it changes with Update.
 func (s *Site) Marker(path string) string {
@@ -280,8 +300,28 @@ func (s *Site) navLinks() []link {
 	return []link{{"/", "Home"}, {"/articles/", "Articles"}, {"/docs/guide", "Guide"}, {"/about", "About"}}
 }
 
-// resolve maps a URL (any host of the site) to its resource.
+// resolve maps a URL (any host of the site) to its resource, without the
+// links to unlinked pages.
 func (s *Site) resolve(u *url.URL) resource {
+	res := s.resolveAll(u)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.unlinked) == 0 || len(res.links) == 0 {
+		return res
+	}
+	var keep []link
+	for _, l := range res.links {
+		if t, err := u.Parse(l.href); err == nil && s.unlinked[t.Path] {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	res.links = keep
+	return res
+}
+
+// resolveAll maps a URL (any host of the site) to its resource.
+func (s *Site) resolveAll(u *url.URL) resource {
 	p := u.Path
 	page := func(title string, links ...link) resource {
 		return resource{kind: kindPage, title: title, links: links}
@@ -432,7 +472,9 @@ func (s *Site) sitemapPaths() []string {
 	for i := 1; i <= s.opts.Articles; i++ {
 		paths = append(paths, fmt.Sprintf("/articles/%d", i))
 	}
-	return paths
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.DeleteFunc(paths, func(p string) bool { return s.unlinked[p] })
 }
 
 func numberAfter(p, prefix string) (int, bool) {

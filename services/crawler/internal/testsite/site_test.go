@@ -385,3 +385,31 @@ func miniCrawl(t *testing.T, s *Site, c Crawl, maxBody int) []string {
 	slices.Sort(stored)
 	return stored
 }
+
+// TestUnlink: an unlinked page still answers, but no page's own links and
+// not the sitemap lead to it, and the ground truth leaves it out; Link
+// brings it back.
+func TestUnlink(t *testing.T) {
+	s := newSite(t, Options{})
+	c := Crawl{MaxDepth: 3, RespectRobots: true, UseSitemap: true, Canon: canon.DefaultOptions()}
+	target := s.URL() + "/articles/8"
+	if !slices.Contains(s.CanonicalPages(c), target) {
+		t.Fatalf("%s is not a page of the site before Unlink", target)
+	}
+	s.Unlink("/articles/8")
+	for _, p := range []string{"/articles/", "/articles/7", PathSitemap} {
+		if _, body := get(t, s.URL()+p, nil); strings.Contains(body, "articles/8") || strings.Contains(body, `"8"`) {
+			t.Errorf("%s still links to /articles/8 after Unlink", p)
+		}
+	}
+	if resp, _ := get(t, target, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("unlinked page: got %d, want 200", resp.StatusCode)
+	}
+	if slices.Contains(s.CanonicalPages(c), target) {
+		t.Errorf("CanonicalPages still has %s after Unlink", target)
+	}
+	s.Link("/articles/8")
+	if !slices.Contains(s.CanonicalPages(c), target) {
+		t.Errorf("CanonicalPages lacks %s after Link", target)
+	}
+}

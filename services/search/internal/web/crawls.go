@@ -27,7 +27,7 @@ var validID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // crawlForm is the start-a-crawl form.
 type crawlForm struct {
 	URL, MaxDepth, MaxPages, Include, Exclude, Tags string
-	Robots, Sitemap                                 bool
+	Robots, Sitemap, Prune                          bool
 }
 
 type crawlsView struct {
@@ -98,7 +98,8 @@ func listURL(status string, limit int) string {
 
 // crawlFields are the crawl form's controls by request field, with their labels.
 var crawlFields = map[string]string{"url": "Start page", "max_depth": "Max depth", "max_pages": "Max pages",
-	"include": "Include", "exclude": "Exclude", "tags": "Tags", "respect_robots": "Obey robots.txt", "use_sitemap": "Seed from the sitemap"}
+	"include": "Include", "exclude": "Exclude", "tags": "Tags", "respect_robots": "Obey robots.txt", "use_sitemap": "Seed from the sitemap",
+	"prune": "Remove pages no longer linked"}
 
 // crawlError is the view of a crawl form refused for field: the crawler names list
 // entries as include[2] or tags[0], which the page names as the control and its
@@ -278,8 +279,9 @@ func sortedCounts(m map[string]int64) []reasonCount {
 func readCrawlForm(c *gin.Context) (crawlForm, apiclient.CrawlSpec, string, string) {
 	f := crawlForm{URL: strings.TrimSpace(c.PostForm("url")), MaxDepth: strings.TrimSpace(c.PostForm("max_depth")),
 		MaxPages: strings.TrimSpace(c.PostForm("max_pages")), Include: c.PostForm("include"), Exclude: c.PostForm("exclude"),
-		Tags: c.PostForm("tags"), Robots: c.PostForm("respect_robots") != "", Sitemap: c.PostForm("use_sitemap") != ""}
-	spec := apiclient.CrawlSpec{URL: f.URL, RespectRobots: &f.Robots, UseSitemap: &f.Sitemap}
+		Tags: c.PostForm("tags"), Robots: c.PostForm("respect_robots") != "", Sitemap: c.PostForm("use_sitemap") != "",
+		Prune: c.PostForm("prune") != ""}
+	spec := apiclient.CrawlSpec{URL: f.URL, RespectRobots: &f.Robots, UseSitemap: &f.Sitemap, Prune: f.Prune}
 	if f.URL == "" {
 		return f, spec, "url", "Give the address of the first page to crawl, e.g. https://docs.example.org/."
 	}

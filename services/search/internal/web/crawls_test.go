@@ -331,7 +331,7 @@ func TestCrawlsNeedLoginAndCSRF(t *testing.T) {
 		t.Errorf("cross-site origin: %v %v", resp.StatusCode, err)
 	}
 	resp, body := post(t, c, r.srv.URL+"/crawls", url.Values{"url": {"http://site.test/"}, "max_pages": {"5"}, "max_depth": {"1"},
-		"exclude": {"/private/\n\n/tmp/"}, "tags": {"a, b"}, "respect_robots": {"1"}, "csrf": {tok}})
+		"exclude": {"/private/\n\n/tmp/"}, "tags": {"a, b"}, "respect_robots": {"1"}, "prune": {"1"}, "csrf": {tok}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/crawls/"+testJobID {
 		t.Fatalf("start: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
@@ -339,7 +339,7 @@ func TestCrawlsNeedLoginAndCSRF(t *testing.T) {
 	got := r.crawler.started
 	auth := r.crawler.authSeen
 	r.crawler.mu.Unlock()
-	if len(got) != 1 || got[0]["max_pages"] != 5.0 || got[0]["use_sitemap"] != false || len(got[0]["exclude"].([]any)) != 2 || len(got[0]["tags"].([]any)) != 2 {
+	if len(got) != 1 || got[0]["max_pages"] != 5.0 || got[0]["use_sitemap"] != false || got[0]["prune"] != true || len(got[0]["exclude"].([]any)) != 2 || len(got[0]["tags"].([]any)) != 2 {
 		t.Errorf("crawler got %v", got)
 	}
 	for _, a := range auth {
