@@ -26,7 +26,10 @@
 # copy), KGS_EVAL_PEERS [1] (0: no peer baselines), KGS_EVAL_VENV
 # [$KGS_STATE/eval/venv], KGS_EVAL_TANTIVY [0.27.0] (the tantivy version installed),
 # KGS_EVAL_RECRAWL [0], KGS_EVAL_CRAWL_TIMEOUT [5400] and KGS_EVAL_SETTLE_TIMEOUT
-# [1800] seconds, KGS_EVAL_PRUNE [0] (1: delete stored pages of a dataset's site that
+# [1800] seconds, KGS_EVAL_DEFAULT_CRAWL [0] (1: crawl each dataset's site without its
+# crawl.exclude, as a user crawls with default settings; the pages the judges left out
+# then count as not relevant), KGS_EVAL_MAX_PAGES [the dataset's crawl.max_pages],
+# KGS_EVAL_PRUNE [0] (1: delete stored pages of a dataset's site that
 # its crawl excludes, e.g. left by other crawls), KGS_EVAL_SEARCH_URL (evaluate a
 # running service instead of starting one), KGS_EVAL_SEARCH_PORT [8090],
 # KGS_EVAL_TIMEOUT [10s] per retriever, KGS_EVAL_DEADLINE [20s].
@@ -74,11 +77,13 @@ crawl_dataset() {
 	hostport=$(site "$dataset" hostport)
 	# The crawl spec of the dataset, as the body of POST /api/v1/crawls.
 	body=$(python3 - "$dataset" "$root" <<'EOF'
-import json, sys
+import json, os, sys
 d = json.load(open(sys.argv[1]))
 c = d["crawl"]
-print(json.dumps({"url": sys.argv[2] + c["start"], "max_depth": c["max_depth"], "max_pages": c["max_pages"],
-                  "exclude": c.get("exclude", []), "tags": c.get("tags", [])}))
+default = os.environ.get("KGS_EVAL_DEFAULT_CRAWL", "0") == "1"  # as a user crawls: no exclude
+print(json.dumps({"url": sys.argv[2] + c["start"], "max_depth": c["max_depth"],
+                  "max_pages": int(os.environ.get("KGS_EVAL_MAX_PAGES") or c["max_pages"]),
+                  "exclude": [] if default else c.get("exclude", []), "tags": c.get("tags", [])}))
 EOF
 	)
 	expected=$(json 'j["crawl"].get("expected_pages", 0)' <"$dataset")

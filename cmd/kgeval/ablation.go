@@ -18,7 +18,8 @@ import (
 // renormalises them). A signal whose default weight is already 0 (the title since
 // the ninth session) has nothing to switch off: it is switched on instead, as
 // "with-<signal>", at a tenth of the total with the rest scaled to nine tenths (for
-// the title, the design's weights).
+// the title, the design's weights). keep-history leaves release notes and changelogs
+// at their full score (history=keep).
 func Ablations(def ranker.Weights) []Method {
 	without := func(s ranker.Signal) (string, bool) {
 		if def.Get(s) == 0 {
@@ -47,6 +48,8 @@ func Ablations(def ranker.Weights) []Method {
 			add("with-"+s.String(), url.Values{"weights": {with(def, s)}})
 		}
 	}
+	// Version-history pages at their full score (ranker.DefaultHistoryFactor off).
+	add("keep-history", url.Values{"history": {"keep"}})
 	return out
 }
 

@@ -20,6 +20,7 @@ type SearchRequest struct {
 	Fusion          string   `json:"fusion,omitempty"`
 	MMR             *float64 `json:"mmr,omitempty"`
 	Expand          *bool    `json:"expand,omitempty"`
+	History         string   `json:"history,omitempty"`
 	Explain         bool     `json:"explain,omitempty"`
 	Format          string   `json:"format,omitempty"`
 }

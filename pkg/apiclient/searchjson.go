@@ -162,6 +162,8 @@ func (r *SearchRequest) setParam(name, s string) error {
 		r.Weights = s
 	case "fusion":
 		r.Fusion = s
+	case "history":
+		r.History = s
 	case "format":
 		r.Format = s
 	case "k", "offset", "mmr", "expand", "explain":

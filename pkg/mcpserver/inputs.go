@@ -23,6 +23,7 @@ type SearchInput struct {
 	Fusion          string   `json:"fusion,omitempty" jsonschema:"how signals combine: weighted (default) or rrf (reciprocal rank fusion)"`
 	MMR             *float64 `json:"mmr,omitempty" jsonschema:"diversify results with MMR: lambda in [0,1], lower is more diverse (default off)"`
 	Expand          *bool    `json:"expand,omitempty" jsonschema:"expand the query's entities through the knowledge graph (default true)"`
+	History         string   `json:"history,omitempty" jsonschema:"version-history pages (release notes, changelogs, what's new): demote (default; they rank lower unless the query asks about versions or changes) or keep"`
 	Explain         bool     `json:"explain,omitempty" jsonschema:"add how the score was computed: weights, hits and time per retriever"`
 	Format          string   `json:"format,omitempty" jsonschema:"answer format: toon (default, compact tables) or json"`
 }

@@ -21,6 +21,9 @@ type Candidate struct {
 	Updated    time.Time // zero when unknown
 	Tags       []string
 	Source     string
+	// History marks a version-history page (IsVersionHistory): Request.HistoryFactor
+	// multiplies its final score.
+	History bool
 
 	// Chunk offsets in the document text, kept for citations.
 	Start, End int

@@ -119,6 +119,9 @@ type Request struct {
 	MMR     bool    // re-order with maximal marginal relevance
 	Lambda  float64 // MMR trade-off in [0,1]: 1 = relevance only, 0 = diversity only
 	Limit   int     // number of results to return after dedup; 0 = all
+	// HistoryFactor, in [0,1], multiplies the final score of the candidates marked
+	// History; 0 leaves them as they are (the same as 1).
+	HistoryFactor float64
 }
 
 // ErrBadRequest is wrapped by every error Rank returns for invalid request fields.
@@ -145,6 +148,9 @@ func (r *Ranker) Rank(req Request, cands []Candidate) ([]Result, error) {
 	}
 	if req.Limit < 0 {
 		return nil, fmt.Errorf("%w: limit must be >= 0, got %d", ErrBadRequest, req.Limit)
+	}
+	if math.IsNaN(req.HistoryFactor) || req.HistoryFactor < 0 || req.HistoryFactor > 1 {
+		return nil, fmt.Errorf("%w: history factor must be in [0,1], got %g", ErrBadRequest, req.HistoryFactor)
 	}
 	if len(cands) == 0 {
 		return []Result{}, nil
@@ -175,6 +181,13 @@ func (r *Ranker) Rank(req Request, cands []Candidate) ([]Result, error) {
 	// keeps both strengths.
 	doc := aggregate(order, cands, bd, present)
 	r.fuse(fusion, w, doc.bd, doc.present, order)
+	if f := req.HistoryFactor; f > 0 && f < 1 {
+		for _, i := range order {
+			if cands[i].History {
+				doc.bd[i].Final *= f
+			}
+		}
+	}
 	slices.SortFunc(order, byFinal(doc.bd))
 	bd = doc.bd
 

@@ -143,7 +143,7 @@ func TestSearchPOST(t *testing.T) {
 	e := searchtest.New(t, searchtest.Options{})
 	e.Add(t, docs()...)
 	code, _, body := post(t, e, "/api/v1/search?format=json",
-		`{"q":"database","k":1,"offset":1,"tags":["database"],"weights":{"bm25":1,"vector":1},"fusion":"rrf","mmr":0.7,"expand":false,"explain":true,"published_after":"2026-01-01"}`)
+		`{"q":"database","k":1,"offset":1,"tags":["database"],"weights":{"bm25":1,"vector":1},"fusion":"rrf","mmr":0.7,"expand":false,"history":"keep","explain":true,"published_after":"2026-01-01"}`)
 	if code != http.StatusOK {
 		t.Fatalf("status %d: %s", code, body)
 	}
@@ -225,6 +225,8 @@ func TestBadInput(t *testing.T) {
 		{name: "fusion", get: "q=x&fusion=borda", field: "fusion"},
 		{name: "mmr", get: "q=x&mmr=2", field: "mmr"},
 		{name: "expand", get: "q=x&expand=maybe", field: "expand"},
+		{name: "history", get: "q=x&history=hide", field: "history"},
+		{name: "history in body", post: `{"q":"x","history":"drop"}`, field: "history"},
 		{name: "published_after", get: "q=x&published_after=yesterday", field: "published_after"},
 		{name: "published_before", get: "q=x&published_before=2025-13-45", field: "published_before"},
 		{name: "dates reversed", get: "q=x&published_after=2025-02-01&published_before=2025-01-01", field: "published_after"},
@@ -323,7 +325,7 @@ func TestInjectionStrings(t *testing.T) {
 		strings.Repeat("(", 500),
 		"\xff\xfe invalid utf-8",
 	}
-	fields := []string{"q", "k", "offset", "tags", "domain", "published_after", "published_before", "weights", "fusion", "mmr", "expand", "explain", "format"}
+	fields := []string{"q", "k", "offset", "tags", "domain", "published_after", "published_before", "weights", "fusion", "mmr", "expand", "history", "explain", "format"}
 	for _, a := range attacks {
 		for _, f := range fields {
 			v := url.Values{"q": {"replication"}}

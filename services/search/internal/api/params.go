@@ -33,15 +33,16 @@ type body struct {
 	Fusion          string          `json:"fusion"`
 	MMR             json.RawMessage `json:"mmr"`
 	Expand          *bool           `json:"expand"`
+	History         string          `json:"history"`
 	Explain         *bool           `json:"explain"`
 	Format          string          `json:"format"`
 }
 
 // fields is the request in string form, whichever method it came by.
 type fields struct {
-	q, k, offset, domain, after, before, weights, fusion, mmr, expand, explain string
-	tags                                                                       []string
-	hasQ                                                                       bool
+	q, k, offset, domain, after, before, weights, fusion, mmr, expand, history, explain string
+	tags                                                                                []string
+	hasQ                                                                                bool
 	// body is set for a POST search, whose fields come from a JSON body.
 	body bool
 	// format is the body's "format" (a POST search); the URL's ?format= and the
@@ -53,7 +54,8 @@ func fromQuery(v url.Values) fields {
 	f := fields{
 		q: v.Get("q"), k: v.Get("k"), offset: v.Get("offset"), domain: v.Get("domain"),
 		after: v.Get("published_after"), before: v.Get("published_before"), weights: v.Get("weights"),
-		fusion: v.Get("fusion"), mmr: v.Get("mmr"), expand: v.Get("expand"), explain: v.Get("explain"),
+		fusion: v.Get("fusion"), mmr: v.Get("mmr"), expand: v.Get("expand"), history: v.Get("history"),
+		explain: v.Get("explain"),
 	}
 	_, f.hasQ = v["q"]
 	for _, t := range v["tags"] {
@@ -75,7 +77,8 @@ func fromBody(r io.Reader) (fields, error) {
 	if err := httpserver.DecodeJSON(r, &b); err != nil {
 		return fields{}, err
 	}
-	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion, format: b.Format, body: true}
+	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion,
+		history: b.History, format: b.Format, body: true}
 	if err := checkFormat(b.Format); err != nil {
 		return fields{}, err
 	}
@@ -201,6 +204,13 @@ func (f fields) request() (pipeline.Request, error) {
 	}
 	if req.Expand, err = parseBool(f.expand, defaultExpand); err != nil {
 		return req, httpserver.BadRequest("expand", err.Error())
+	}
+	switch h := strings.ToLower(strings.TrimSpace(f.history)); h {
+	case "", "demote":
+	case "keep":
+		req.KeepHistory = true
+	default:
+		return req, httpserver.BadRequest("history", fmt.Sprintf(`must be "demote" (the default: release notes and changelogs rank lower unless the query asks about versions) or "keep", got %q`, clip(f.history)))
 	}
 	if req.Explain, err = parseBool(f.explain, false); err != nil {
 		return req, httpserver.BadRequest("explain", err.Error())

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kgsearch/kgsearch/pkg/ranker"
 	"github.com/kgsearch/kgsearch/pkg/store"
 	"github.com/kgsearch/kgsearch/services/search/internal/bm25"
 )
@@ -44,12 +45,16 @@ type Doc struct {
 	// ContentHash is the hash of the page's extracted text: equal hashes are copies
 	// of one page at several URLs, which a search shows once.
 	ContentHash string
+	// History marks version history (release notes, a changelog, a "what's new"
+	// page), which ranks lower unless the query asks about versions.
+	History bool
 }
 
 // DocFromStore converts a store document.
 func DocFromStore(d store.Document) Doc {
 	return Doc{ID: d.ID, URL: d.URL, Title: d.Title, Domain: d.Domain, Tags: d.Tags,
-		Published: d.PublishedAt, Updated: d.UpdatedAt, ContentHash: d.ContentHash}
+		Published: d.PublishedAt, Updated: d.UpdatedAt, ContentHash: d.ContentHash,
+		History: ranker.IsVersionHistory(d.URL, d.Title)}
 }
 
 // Config tunes the indexer.

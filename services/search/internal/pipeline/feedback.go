@@ -99,7 +99,7 @@ func (p *Pipeline) feedbackSeeds(s *search, list []ranker.Candidate) ([]kgapi.Fe
 	}
 	ranked, err := p.rk.Rank(ranker.Request{
 		Query:   ranker.Query{Text: s.q.Normalized, Embedding: s.qvec},
-		Weights: w, Fusion: s.req.Fusion, Limit: feedbackSeeds,
+		Weights: w, Fusion: s.req.Fusion, Limit: feedbackSeeds, HistoryFactor: s.historyFactor(),
 	}, list)
 	if err != nil {
 		return nil, err

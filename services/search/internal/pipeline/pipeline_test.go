@@ -566,3 +566,42 @@ func TestCopiesOfOnePageShowOnce(t *testing.T) {
 		t.Errorf("book pages in the results: %v; want one of the two copies and appendix-install.html", book)
 	}
 }
+
+// A release-notes page ranks at 0.7 of its score unless the request keeps version
+// history or the query asks about versions; explain says which applied.
+func TestVersionHistoryRanksLower(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	notes := "https://docs.example.org/whatsnew/2.0.html"
+	e.Add(t, append(corpus(), searchtest.Doc{URL: notes, Title: "What's New in 2.0",
+		Chunks: []searchtest.Chunk{{Heading: "Replication", Text: "Streaming replication now ships WAL records to standby servers; the standby replays WAL from the primary."}}})...)
+	score := func(req pipeline.Request) (float64, []string) {
+		req.Explain = true
+		resp := search(t, e, req)
+		for _, r := range resp.Results {
+			if r.URL == notes {
+				return r.Score, resp.Explain.Notes
+			}
+		}
+		t.Fatalf("%q (keep %v): %s not in the results %v", req.Query, req.KeepHistory, notes, urls(resp))
+		return 0, nil
+	}
+	hasNote := func(notes []string, part string) bool {
+		return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, part) })
+	}
+	q := "standby replays wal from the primary"
+	kept, keptNotes := score(pipeline.Request{Query: q, KeepHistory: true})
+	demoted, notesDemoted := score(pipeline.Request{Query: q})
+	if math.Abs(demoted-0.7*kept) > 1e-3 {
+		t.Errorf("score %.4f by default, %.4f with history kept: want 0.7 × the kept score", demoted, kept)
+	}
+	if !hasNote(notesDemoted, "rank lower") || hasNote(keptNotes, "rank lower") {
+		t.Errorf("explain notes: demoted %q, kept %q", notesDemoted, keptNotes)
+	}
+	// A query about versions keeps the page's full score.
+	q = "what's new: standby replays wal from the primary"
+	kept, _ = score(pipeline.Request{Query: q, KeepHistory: true})
+	asked, askedNotes := score(pipeline.Request{Query: q})
+	if math.Abs(asked-kept) > 1e-9 || !hasNote(askedNotes, "asks about versions") {
+		t.Errorf("query about versions: score %.4f, kept %.4f, notes %q", asked, kept, askedNotes)
+	}
+}

@@ -27,6 +27,7 @@ func (p *Pipeline) rank(s *search) error {
 	ranked, err := p.rk.Rank(ranker.Request{
 		Query:   ranker.Query{Text: s.q.Normalized, Entities: ents, Embedding: s.qvec},
 		Weights: s.weights, Fusion: req.Fusion, MMR: req.MMR, Lambda: req.Lambda, Limit: req.Offset + req.K,
+		HistoryFactor: s.historyFactor(),
 	}, list)
 	if err != nil {
 		if errors.Is(err, ranker.ErrBadRequest) {
@@ -36,6 +37,14 @@ func (p *Pipeline) rank(s *search) error {
 	}
 	if req.Offset < len(ranked) {
 		s.ranked = ranked[req.Offset:]
+	}
+	if slices.ContainsFunc(s.ranked, func(r ranker.Result) bool { return r.Candidate.History }) {
+		switch f := s.historyFactor(); {
+		case f < 1:
+			s.notes = append(s.notes, fmt.Sprintf("version-history pages (release notes, changelogs, what's new) rank lower: their score × %g; history=keep leaves them as they are", f))
+		case !req.KeepHistory:
+			s.notes = append(s.notes, "the query asks about versions or changes, so version-history pages keep their full score")
+		}
 	}
 	s.took.rank = time.Since(t)
 	p.observe("rank", s.took.rank)
@@ -110,4 +119,14 @@ func (p *Pipeline) matchesFilter(req Request, c *cand) bool {
 		}
 	}
 	return true
+}
+
+// historyFactor is the factor on version-history pages' scores for this search:
+// ranker.DefaultHistoryFactor unless the request keeps them (history=keep) or the
+// query asks about versions or changes.
+func (s *search) historyFactor() float64 {
+	if s.req.KeepHistory || ranker.AsksAboutHistory(s.q.Normalized) {
+		return 1
+	}
+	return ranker.DefaultHistoryFactor
 }

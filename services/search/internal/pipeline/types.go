@@ -26,6 +26,7 @@ type Request struct {
 	MMR             bool
 	Lambda          float64 // MMR lambda in [0,1]
 	Expand          bool
+	KeepHistory     bool // version-history pages keep their full score (ranker.IsVersionHistory)
 	Explain         bool
 }
 

@@ -47,13 +47,14 @@ var fieldNames = map[string]struct{ Label, ID string }{
 	"fusion": {"Fusion", "fusion"}, "mmr": {"MMR λ", "lambda"}, "expand": {"Expand", "expand"},
 	"k": {"Results per page", "k"}, "offset": {"Result page (offset in the address)", ""},
 	"lambda": {"MMR λ", "lambda"}, "tag": {"Tags", "tags"}, "x": {"x (the address's mark of a sent form)", ""},
+	"history": {"history (in the address: demote or keep)", ""},
 }
 
 // searchQuery is what the search page reads from its URL: the API's search
 // parameters (an API query string opens as a page), the sliders, the MMR λ and
 // x=1, the mark of a sent form. Others (utm_source, ...) are ignored.
 var searchQuery = pageQuery{Path: "/", Known: []string{"q", "k", "offset", "tags", "tag", "domain", "published_after", "published_before",
-	"weights", "w_vector", "w_graph", "w_bm25", "w_recency", "w_title", "fusion", "mmr", "lambda", "expand", "x"}, Lists: []string{"tags", "tag"}}
+	"weights", "w_vector", "w_graph", "w_bm25", "w_recency", "w_title", "fusion", "mmr", "lambda", "expand", "history", "x"}, Lists: []string{"tags", "tag"}}
 
 // withoutParams are the URL parameters a link "without" a field drops: the
 // sliders make the weights, the λ and the checkbox make mmr.
@@ -148,7 +149,7 @@ func readForm(v url.Values) (form, url.Values, *fieldError) {
 	}
 	f.Tags, f.Domain = v.Get("tags"), v.Get("domain")
 	f.After, f.Before = v.Get("published_after"), v.Get("published_before")
-	for _, name := range []string{"tags", "domain", "published_after", "published_before", "k", "offset", "fusion"} {
+	for _, name := range []string{"tags", "domain", "published_after", "published_before", "k", "offset", "fusion", "history"} {
 		if s := v.Get(name); s != "" {
 			out.Set(name, s)
 		}
