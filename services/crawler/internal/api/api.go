@@ -162,7 +162,7 @@ func (a *API) createCrawl(c *gin.Context) error {
 		c.Header("Location", "/api/v1/crawls/"+dup.ID)
 		return httpserver.Conflict(fmt.Sprintf("an identical crawl is already %s: job %s (status at /api/v1/crawls/%s) has the same start URL and the same "+
 			"scope and settings, and would fetch the same pages. Follow that job, or cancel it (DELETE /api/v1/crawls/%s) before starting this one; "+
-			"a crawl that differs in url, max_depth, max_pages, allowed_domains, include, exclude, tags, respect_robots, use_sitemap or recrawl is not refused",
+			"a crawl that differs in url, max_depth, max_pages, allowed_domains, include, exclude, tags, respect_robots, use_sitemap, recrawl or prune is not refused",
 			dup.Status, dup.ID, dup.ID, dup.ID))
 	}
 	if err != nil {

@@ -523,10 +523,17 @@ func TestIdenticalCrawlRefused(t *testing.T) {
 			hdrs[i].Get("Location") != "/api/v1/crawls/"+winner {
 			t.Errorf("identical POST %d: got %d %q (Location %q), want 409 naming job %s and its status URL", i, code, d, hdrs[i].Get("Location"), winner)
 		}
+		// The detail lists every field that makes a different crawl (engine.Spec.Key).
+		for _, field := range []string{"url", "max_depth", "max_pages", "allowed_domains", "include", "exclude", "tags",
+			"respect_robots", "use_sitemap", "recrawl", "prune"} {
+			if !strings.Contains(d, field) {
+				t.Errorf("identical POST %d: detail %q does not name %s among the fields that make a different crawl", i, d, field)
+			}
+		}
 	}
 
 	// A crawl that differs in what it crawls is not refused.
-	for _, extra := range []string{`,"max_pages":21`, `,"tags":["x"]`, `,"exclude":["/old/"]`, `,"recrawl":true`} {
+	for _, extra := range []string{`,"max_pages":21`, `,"tags":["x"]`, `,"exclude":["/old/"]`, `,"recrawl":true`, `,"prune":true`} {
 		body := strings.Replace(spec(site.URL+"/", extra), `"max_pages":20,`, "", strings.Count(extra, "max_pages"))
 		if code, resp, _ := procs[0].do(t, http.MethodPost, "/api/v1/crawls", body); code != http.StatusAccepted {
 			t.Errorf("POST %s: got %d %v, want 202", body, code, resp["detail"])
