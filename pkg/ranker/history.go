@@ -16,14 +16,22 @@ import (
 const DefaultHistoryFactor = 0.7
 
 // historyTitle matches the titles documentation generators give version history:
-// "What's New In Python 3.3", "Django 3.2 release notes", "Changelog", "E.1. Release
-// 15.4", "Changes in version 2.0".
-var historyTitle = regexp.MustCompile(`(?i)(\bwhat(?:'|’)?s\s+new\b|\brelease\s+notes?\b|\bchange\s?logs?\b|\bchanges\s+in\s+(?:version\s+)?v?\d|\bversion\s+history\b|^\s*(?:[a-z]?\.?[\d.]*\s+)?release\s+v?\d+(?:\.\d+)+\b)`)
+// "What's New In Python 3.3", "Django 3.2 release notes", "Changelog", "Change log
+// of libfoo", "E.1. Release 15.4", "Changes in version 2.0". "Change log" in two
+// words is history only at the end of the title or before punctuation, "of", "for"
+// or "in": "Change log level" and "How to change log verbosity" are how-tos.
+var historyTitle = regexp.MustCompile(`(?i)(\bwhat(?:'|’)?s\s+new\b|\brelease\s+notes?\b|\bchangelogs?\b|\bchange\s+logs?(?:\s*$|\s*[^\w\s]|\s+(?:of|for|in)\b)|\bchanges\s+in\s+(?:version\s+)?v?\d|\bversion\s+history\b|^\s*(?:[a-z]?\.?[\d.]*\s+)?release\s+v?\d+(?:\.\d+)+\b)`)
 
 // historySegment matches a URL path segment (without its extension) that holds
-// version history: /whatsnew/3.3.html, /releases/3.2.html, /CHANGELOG.html,
-// /release-15-4.html.
-var historySegment = regexp.MustCompile(`(?i)^(?:what-?s-?new|whats_new|change-?logs?|changes|release-?notes|release_notes|relnotes|releases|release-\d[\d.-]*)$`)
+// version history: /whatsnew/3.3.html, /CHANGELOG.html, /release-15-4.html.
+var historySegment = regexp.MustCompile(`(?i)^(?:what-?s-?new|whats_new|change-?logs?|changes|release-?notes|release_notes|relnotes|release-\d[\d.-]*)$`)
+
+// versionSegment matches a URL path segment that starts with a version: the 3.2
+// of /releases/3.2.html, the 120 of /Firefox/Releases/120. A "releases" segment is
+// version history only before one: many products document a feature named
+// Releases (/user/project/releases/, /api/releases/, /product/releases/setup/), and
+// /releases/version-skew-policy/ is a policy.
+var versionSegment = regexp.MustCompile(`(?i)^v?\d`)
 
 // IsVersionHistory reports whether a page is version history, judged from its URL
 // path and title: release notes, a changelog, a "what's new" page or an index of them.
@@ -35,11 +43,12 @@ func IsVersionHistory(rawURL, title string) bool {
 	if err != nil {
 		return false
 	}
-	for seg := range strings.SplitSeq(strings.Trim(u.Path, "/"), "/") {
-		if i := strings.LastIndexByte(seg, '.'); i > 0 {
-			seg = seg[:i]
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	for i, seg := range segs {
+		if historySegment.MatchString(withoutExt(seg)) {
+			return true
 		}
-		if historySegment.MatchString(seg) {
+		if strings.EqualFold(seg, "releases") && i+1 < len(segs) && versionSegment.MatchString(segs[i+1]) {
 			return true
 		}
 	}
@@ -56,4 +65,12 @@ var historyQuery = regexp.MustCompile(`(?i)(\bwhat(?:'|’)?s\s+new\b|\bnew\s+in
 // version-history pages keep their full score.
 func AsksAboutHistory(query string) bool {
 	return historyQuery.MatchString(query)
+}
+
+// withoutExt is a URL path segment without its extension: whatsnew of whatsnew.html.
+func withoutExt(seg string) string {
+	if i := strings.LastIndexByte(seg, '.'); i > 0 {
+		return seg[:i]
+	}
+	return seg
 }

@@ -23,7 +23,12 @@ func TestIsVersionHistory(t *testing.T) {
 		{"http://d/x.html", "Version history", true},
 		// Paths that hold them, whatever the title.
 		{"http://d/releases/3.2.html", "Django 3.2", true},
-		{"http://d/releases/", "Index", true},
+		{"http://d/en/5.0/releases/3.2.25/", "Index", true},
+		{"http://d/Mozilla/Firefox/Releases/120", "Firefox 120 for developers", true},
+		{"http://d/Releases/v2.0", "2.0", true},
+		{"http://d/x.html", "Change Log", true},
+		{"http://d/x.html", "Change log — libfoo 2.0 documentation", true},
+		{"http://d/x.html", "Change logs for 1.x", true},
 		{"http://d/docs/CHANGELOG.html", "libfoo", true},
 		{"http://d/release-15-4.html", "E.1", true},
 		{"http://d/docs/release-notes/v2", "v2", true},
@@ -37,6 +42,15 @@ func TestIsVersionHistory(t *testing.T) {
 		{"http://d/howto/upgrade-version.html", "How to upgrade Django to a newer version", false},
 		{"http://d/ref/models/instances.html", "Model instance reference: tracking changes", false},
 		{"http://d/topics/migrations.html", "Migrations: releasing schema changes", false},
+		// A feature named Releases, a policy kept under /releases/, a how-to about logs.
+		{"http://d/ee/user/project/releases/", "Releases | GitLab", false},
+		{"http://d/ee/api/releases/", "Releases API | GitLab", false},
+		{"http://d/en/rest/releases/releases", "REST API endpoints for releases", false},
+		{"http://d/product/releases/setup/", "Set up releases | Sentry", false},
+		{"http://d/releases/version-skew-policy/", "Version Skew Policy | Kubernetes", false},
+		{"http://d/releases/", "Index", false},
+		{"http://d/logging/change-log-level.html", "Change log level", false},
+		{"http://d/x.html", "How to change log verbosity", false},
 		{"::not a url", "Tutorial", false},
 	} {
 		if got := IsVersionHistory(c.url, c.title); got != c.want {
