@@ -310,10 +310,13 @@ func (s *Store) frontierHashes(ctx context.Context, jobID string, urls []string)
 	return have, rows.Err()
 }
 
-// FrontierOrigins returns the distinct origins ("http://host:port", as the
-// URLs spell them) of the job's done URLs: the sites the job reached.
-func (s *Store) FrontierOrigins(ctx context.Context, jobID string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT SUBSTRING_INDEX(url, '/', 3) FROM crawl_frontier WHERE job_id = ? AND state = 'done'", jobID)
+// FrontierStartOrigins returns the distinct origins ("http://host:port", as
+// the URLs spell them) of the job's done URLs at depth 0: the site of its start
+// URL, or the sites that URL redirected to (a redirect target is queued at the
+// redirect's depth). Sites the job entered through a link from another site
+// are not among them.
+func (s *Store) FrontierStartOrigins(ctx context.Context, jobID string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT SUBSTRING_INDEX(url, '/', 3) FROM crawl_frontier WHERE job_id = ? AND state = 'done' AND depth = 0", jobID)
 	if err != nil {
 		return nil, fmt.Errorf("frontier origins of job %s: %w", jobID, err)
 	}

@@ -673,7 +673,7 @@ func TestDeleteDocumentInJob(t *testing.T) {
 	if missing, err := s.FrontierMissing(ctx, j.ID, []string{doc.URL, "https://example.com/never"}); err != nil || len(missing) != 1 || missing[0] != "https://example.com/never" {
 		t.Errorf("FrontierMissing: got %v, %v; want only the URL never seen", missing, err)
 	}
-	if origins, err := s.FrontierOrigins(ctx, j.ID); err != nil || len(origins) != 1 || origins[0] != "https://example.com" {
-		t.Errorf("FrontierOrigins: got %v, %v; want https://example.com", origins, err)
+	if origins, err := s.FrontierStartOrigins(ctx, j.ID); err != nil || len(origins) != 1 || origins[0] != "https://example.com" {
+		t.Errorf("FrontierStartOrigins: got %v, %v; want https://example.com", origins, err)
 	}
 }

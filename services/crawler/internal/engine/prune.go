@@ -31,14 +31,17 @@ import (
 // sitemaps were read without errors and below the cap, and the job was not
 // cancelled. A document is inside the scope when the crawl would have
 // followed a link to it (allowed domains, include, exclude, blocklist, SSRF
-// guard), its origin (host and port) is one the crawl reached, and it was
-// not written since the job started (another job or POST /api/v1/pages may
-// have stored it meanwhile). Each removal is one transaction of the store
+// guard), its origin (host and port) is the start URL's or one the start URL
+// redirected to, and it was not written since the job started (another job
+// or POST /api/v1/pages may have stored it meanwhile). Each removal is one transaction of the store
 // (DeleteDocumentInJob: the document, its chunks, the change for the search
 // index, the kg outbox row and a done frontier row deleted_vanished), so a
 // crash leaves each document stored or removed and counted; the job is still
 // running then, and the crawler that resumes it finds no work and prunes the
-// rest.
+// rest. Another site the crawl entered through a link (another port of the
+// host, a subdomain allowed_domains admits) is never pruned: the crawl saw
+// only what that link leads to, not the site's start page or its sitemaps,
+// so the rest of it, stored by that site's own crawl, is not vanished.
 
 // DeleteVanished is the why of a document a prune job removed: the crawl
 // saw its whole scope and did not reach it.
@@ -264,7 +267,7 @@ func byReason(m map[string]int64) string {
 // pruneVanished removes the documents in the job's scope it did not reach;
 // it returns how many it removed.
 func (r *jobRun) pruneVanished(ctx context.Context) (int, error) {
-	origins, err := r.e.st.FrontierOrigins(ctx, r.job.ID)
+	origins, err := r.e.st.FrontierStartOrigins(ctx, r.job.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -322,8 +325,8 @@ func (r *jobRun) pruneVanished(ctx context.Context) (int, error) {
 }
 
 // inPruneScope reports whether the job would have followed a link to the
-// stored document d, on a site it reached, and d was not written since the
-// job started.
+// stored document d, on a site it started on (reached: the origins of the
+// start URL and its redirects), and d was not written since the job started.
 func (r *jobRun) inPruneScope(ctx context.Context, d store.Document, reached map[string]bool) bool {
 	u, err := url.Parse(d.URL)
 	if err != nil || !reached[originKey(u)] || r.filters.check(u, d.URL) != "" {

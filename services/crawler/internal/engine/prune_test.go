@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -275,6 +277,58 @@ func TestPruneResumesAfterACrash(t *testing.T) {
 	for _, path := range []string{"/articles/6", "/articles/7", "/articles/8"} {
 		if p.stored(t, path) {
 			t.Errorf("%s still stored after the resumed prune", path)
+		}
+	}
+}
+
+// TestPruneLeavesSitesEnteredByALink: a prune crawl of one site whose page
+// links to a page of another site on the same host (another port, in the
+// crawl's scope) fetches that page but removes nothing of the other site: its
+// other pages, stored by its own crawl, are not linked from the first site
+// and were never part of what the prune crawl saw.
+func TestPruneLeavesSitesEnteredByALink(t *testing.T) {
+	page := func(w http.ResponseWriter, title string, links ...string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><main><h1>%s</h1><p>%s has enough words to be stored as a document by the crawl under test.</p>", title, title, title)
+		for _, l := range links {
+			fmt.Fprintf(w, `<a href="%s">%s</a> `, l, l)
+		}
+		fmt.Fprint(w, "</main></body></html>")
+	}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			page(w, "Other home", "/one", "/two")
+		case "/one":
+			page(w, "Other one")
+		case "/two":
+			page(w, "Other two")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(other.Close)
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		page(w, "First home", other.URL+"/one")
+	}))
+	t.Cleanup(first.Close)
+	st := openStore(t, freshDatabase(t))
+	e := newEngine(t, st, engineOpts{allow: []string{strings.TrimPrefix(first.URL, "http://"), strings.TrimPrefix(other.URL, "http://")}})
+	runEngine(t, e)
+	if s := waitJob(t, e, createJob(t, st, Spec{URL: other.URL + "/", UseSitemap: ptr(false)}), 60*time.Second); s.Status != store.JobDone {
+		t.Fatalf("crawl of the other site: %s %v", s.Status, s.LastErrors)
+	}
+	s := waitJob(t, e, createJob(t, st, Spec{URL: first.URL + "/", UseSitemap: ptr(false), Prune: true}), 60*time.Second)
+	if s.Status != store.JobDone || s.Counters.Deleted != 0 {
+		t.Errorf("prune crawl of the first site: status %s, deleted %d (%v), want done and 0 deleted", s.Status, s.Counters.Deleted, s.Counters.DeletedBy)
+	}
+	for _, p := range []string{"/", "/one", "/two"} {
+		if _, err := st.DocumentByURL(context.Background(), other.URL+p); err != nil {
+			t.Errorf("the other site's %s: %v; want it kept", p, err)
 		}
 	}
 }
