@@ -677,3 +677,76 @@ func TestDeleteDocumentInJob(t *testing.T) {
 		t.Errorf("FrontierStartOrigins: got %v, %v; want https://example.com", origins, err)
 	}
 }
+
+// A database of schema 0002 with jobs in every state is upgraded in place by
+// Open (0003 adds crawl_jobs.active_key): the old jobs, two of them queued with
+// one spec, keep their rows and hold no key, so they block nothing; a new job
+// with a key is created once and refused while it is queued, and the
+// migration can run again without harm.
+func TestActiveKeyMigrationUpgradesOldDatabase(t *testing.T) {
+	ctx := context.Background()
+	dsn := freshDatabase(t)
+	db := rawDB(t, dsn)
+	migs, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keyMig migration
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INT NOT NULL PRIMARY KEY,
+		name VARCHAR(255) NOT NULL, applied_at DATETIME(6) NOT NULL) ENGINE=InnoDB`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migs {
+		if m.name == "crawl_jobs_active_key" {
+			keyMig = m
+			continue
+		}
+		if m.version > 2 {
+			continue
+		}
+		for _, stmt := range m.stmts {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatalf("%04d: %v", m.version, err)
+			}
+		}
+		if _, err := db.Exec("INSERT INTO schema_migrations VALUES (?, ?, UTC_TIMESTAMP(6))", m.version, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if keyMig.version != 3 || columnExists(t, db, "crawl_jobs", "active_key") {
+		t.Fatalf("want migration 0003 crawl_jobs_active_key and a schema without active_key; got %+v", keyMig)
+	}
+	spec := `{"url":"https://old.example/"}`
+	for i, status := range []string{"queued", "queued", "running", "done", "cancelled"} {
+		if _, err := db.Exec(`INSERT INTO crawl_jobs (id, spec, status, counters, last_errors, created_at, updated_at)
+			VALUES (?, ?, ?, '{}', '[]', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`, fmt.Sprintf("old-%d", i), spec, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s := openStore(t, dsn, testModel)
+	if !columnExists(t, db, "crawl_jobs", "active_key") || !indexExists(t, db, "crawl_jobs", "crawl_jobs_active_key") {
+		t.Fatal("active_key or its unique index missing after the upgrade")
+	}
+	var n, keyed int
+	if err := db.QueryRow("SELECT COUNT(*), COUNT(active_key) FROM crawl_jobs").Scan(&n, &keyed); err != nil || n != 5 || keyed != 0 {
+		t.Fatalf("old jobs after the upgrade: %d rows, %d with a key (%v); want 5 and 0", n, keyed, err)
+	}
+	key := strings.Repeat("a", 64)
+	j, err := s.CreateJob(ctx, json.RawMessage(spec), key)
+	if err != nil {
+		t.Fatalf("a new job beside the old active ones: %v", err)
+	}
+	var dup *DuplicateJobError
+	if _, err := s.CreateJob(ctx, json.RawMessage(spec), key); !errors.As(err, &dup) || dup.ID != j.ID {
+		t.Errorf("the same job again: got %v, want a DuplicateJobError naming %s", err, j.ID)
+	}
+	for i, stmt := range keyMig.stmts {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("0003 statement %d again: %v", i+1, err)
+		}
+	}
+	if _, err := s.CreateJob(ctx, json.RawMessage(spec), key); !errors.As(err, &dup) {
+		t.Errorf("after running 0003 again: got %v, want the key still held", err)
+	}
+}
