@@ -50,6 +50,8 @@ func golden(t *testing.T, name, got string) {
 type fake struct {
 	srv      *httptest.Server
 	requests atomic.Int64
+	// search is the last search request's body, decoded.
+	search atomic.Pointer[map[string]any]
 }
 
 func newFake(t *testing.T) *fake {
@@ -88,6 +90,9 @@ func newFake(t *testing.T) *fake {
 		_ = json.NewEncoder(w).Encode(status("running", 3, 0, 6))
 	})
 	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		f.search.Store(&body)
 		if r.URL.Query().Get("format") == "toon" {
 			w.Header().Set("Content-Type", "text/toon")
 			fmt.Fprint(w, "results[1]{rank,url}:\n  1,\"https://a.example/x\"\nresult_count: 1")
@@ -212,6 +217,28 @@ func TestSearchFormats(t *testing.T) {
 	code, out, _ = run(t, f, false, "search", "venv", "--format", "toon")
 	if code != 0 || !strings.HasPrefix(out, "results[1]{rank,url}:") {
 		t.Errorf("--format toon: exit %d %q", code, out)
+	}
+}
+
+// --keep-history asks for history=keep; without it the field is left to the
+// service's default (demote).
+func TestSearchKeepHistory(t *testing.T) {
+	f := newFake(t)
+	for _, c := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"search", "venv", "--keep-history"}, "keep"},
+		{[]string{"search", "venv", "--keep-history", "--format", "toon"}, "keep"},
+		{[]string{"search", "venv"}, nil},
+	} {
+		if code, _, errs := run(t, f, false, c.args...); code != 0 {
+			t.Fatalf("%v: exit %d %s", c.args, code, errs)
+		}
+		body := f.search.Load()
+		if body == nil || (*body)["history"] != c.want {
+			t.Errorf("%v: search body %v, want history %v", c.args, body, c.want)
+		}
 	}
 }
 

@@ -17,7 +17,7 @@ func newSearchCmd(o *options) *cobra.Command {
 	var req apiclient.SearchRequest
 	var format string
 	var mmr float64
-	var noExpand bool
+	var noExpand, keepHistory bool
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search; a table with score breakdowns by default, or the service's TOON or JSON",
@@ -44,6 +44,9 @@ func newSearchCmd(o *options) *cobra.Command {
 			}
 			if noExpand {
 				req.Expand = new(false)
+			}
+			if keepHistory {
+				req.History = "keep"
 			}
 			if format == "table" {
 				ans, err := o.search().SearchJSON(cmd.Context(), req)
@@ -72,6 +75,7 @@ func newSearchCmd(o *options) *cobra.Command {
 	fl.StringVar(&req.Fusion, "fusion", "", "weighted (default) or rrf")
 	fl.Float64Var(&mmr, "mmr", 0, "MMR diversity lambda in [0,1] (off unless given)")
 	fl.BoolVar(&noExpand, "no-expand", false, "no entity expansion through the graph")
+	fl.BoolVar(&keepHistory, "keep-history", false, "keep release notes, changelogs and what's-new pages at their full score (history=keep); by default they rank at 0.7 unless the query asks about versions")
 	fl.BoolVar(&req.Explain, "explain", false, "show weights, fusion and each retriever's hits and time")
 	fl.StringVar(&format, "format", "table", "output: table, toon (the service's answer) or json")
 	return cmd
