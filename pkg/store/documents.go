@@ -383,19 +383,32 @@ func (it OutboxItem) DeletePayload() (DeletePayload, error) {
 // enqueues an OutboxDelete row with the payload (nil: the id alone). Unknown ids
 // give ErrNotFound.
 func (s *Store) DeleteDocument(ctx context.Context, id string, del *DeletePayload) (int64, error) {
-	return s.deleteDocument(ctx, id, del, nil)
+	return s.deleteDocument(ctx, id, del, nil, nil)
 }
 
 // DeleteDocumentInJob is DeleteDocument for a crawl job that removes a
 // document it did not reach (prune): in the same transaction it records the
 // document's URL in the job's frontier as done with reason, so that the job
 // counts the removal, and a job resumed after a crash finds each document
-// either still stored and not recorded, or removed and recorded.
+// either still stored and not recorded, or removed and recorded. A document
+// fetched or updated since the job started (by another job or a single page,
+// after the caller chose it) is kept: ErrWrittenSince, checked under the
+// document's row lock.
 func (s *Store) DeleteDocumentInJob(ctx context.Context, id string, del *DeletePayload, jobID, reason string) (int64, error) {
 	if del == nil || del.URL == "" || DocumentID(del.URL) != id {
 		return 0, fmt.Errorf("delete document %s: %w", id, invalid("payload url", "want the document's canonical URL"))
 	}
-	return s.deleteDocument(ctx, id, del, func(tx *sql.Tx) error {
+	unwritten := func(tx *sql.Tx) error {
+		var old int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM documents d JOIN crawl_jobs j ON j.id = ?
+			WHERE d.id = ? AND j.started_at IS NOT NULL
+			AND (d.fetched_at IS NULL OR d.fetched_at < j.started_at) AND d.updated_at < j.started_at`, jobID, id).Scan(&old)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrWrittenSince
+		}
+		return err
+	}
+	return s.deleteDocument(ctx, id, del, unwritten, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO crawl_frontier (job_id, url_hash, url, depth, state, reason, created_at, updated_at)
 			VALUES (?, ?, ?, 0, 'done', ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`, jobID, id, del.URL, truncate(reason, 512)); err != nil {
 			return fmt.Errorf("record in the frontier of job %s: %w", jobID, err)
@@ -404,7 +417,10 @@ func (s *Store) DeleteDocumentInJob(ctx context.Context, id string, del *DeleteP
 	})
 }
 
-func (s *Store) deleteDocument(ctx context.Context, id string, del *DeletePayload, also func(*sql.Tx) error) (int64, error) {
+// deleteDocument removes the document in one transaction; check, when not nil,
+// runs once the document's row is locked and may refuse the removal, also runs
+// last.
+func (s *Store) deleteDocument(ctx context.Context, id string, del *DeletePayload, check, also func(*sql.Tx) error) (int64, error) {
 	if !isASCII(id) {
 		return 0, fmt.Errorf("delete document %s: %w", id, ErrNotFound)
 	}
@@ -428,6 +444,11 @@ func (s *Store) deleteDocument(ctx context.Context, id string, del *DeletePayloa
 		}
 		if err != nil {
 			return fmt.Errorf("lock document: %w", err)
+		}
+		if check != nil {
+			if err := check(tx); err != nil {
+				return err
+			}
 		}
 		// Chunks are deleted through SQL rather than an InnoDB ON DELETE CASCADE:
 		// MariaDB maintains the vector index at the SQL layer, which cascades bypass.

@@ -23,6 +23,9 @@ var (
 	// ErrDuplicateJob is matched by *DuplicateJobError: a queued or running
 	// job already has the key of the job to create.
 	ErrDuplicateJob = errors.New("store: an identical job is active")
+	// ErrWrittenSince reports that DeleteDocumentInJob kept a document because
+	// it was written (fetched or updated) since the job started.
+	ErrWrittenSince = errors.New("store: document written since the job started")
 )
 
 // Model names an embedding model and its vector width.

@@ -618,7 +618,8 @@ func TestCreateJobKey(t *testing.T) {
 }
 
 // TestDeleteDocumentInJob: the document, its chunks, the change, the kg
-// outbox row and the job's frontier row are written together or not at all.
+// outbox row and the job's frontier row are written together or not at all;
+// a document written since the job started is kept.
 func TestDeleteDocumentInJob(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
@@ -627,6 +628,20 @@ func TestDeleteDocumentInJob(t *testing.T) {
 	doc := &Document{URL: "https://example.com/gone", Title: "gone", ContentHash: "h"}
 	if _, err := s.UpsertDocument(ctx, doc, makeChunks(g, 2, "x"), json.RawMessage(`{}`)); err != nil {
 		t.Fatal(err)
+	}
+	if _, ok, err := s.ClaimJob(ctx, "w", time.Minute); !ok || err != nil {
+		t.Fatalf("start the job: %v %v", ok, err)
+	}
+	// Written after the job started (another job, a single page): kept.
+	fresh := &Document{URL: "https://example.com/fresh", Title: "fresh", ContentHash: "f"}
+	if _, err := s.UpsertDocument(ctx, fresh, makeChunks(g, 1, "y"), json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteDocumentInJob(ctx, fresh.ID, &DeletePayload{URL: fresh.URL}, j.ID, "deleted_vanished"); !errors.Is(err, ErrWrittenSince) {
+		t.Errorf("a document written since the job started: got %v, want ErrWrittenSince", err)
+	}
+	if _, err := s.GetDocument(ctx, fresh.ID); err != nil {
+		t.Errorf("a document written since the job started was removed: %v", err)
 	}
 	if _, err := s.DeleteDocumentInJob(ctx, doc.ID, &DeletePayload{URL: "https://example.com/other"}, j.ID, "deleted_vanished"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("another document's URL: got %v, want ErrInvalid", err)

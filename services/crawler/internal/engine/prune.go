@@ -343,7 +343,8 @@ func (r *jobRun) inPruneScope(ctx context.Context, d store.Document, reached map
 
 // removeVanished removes one document the job did not reach, through the
 // store's one deletion (DeleteDocumentInJob), and counts and reports it like
-// any removal; ok is false when it was gone already.
+// any removal; ok is false when it was gone already or was written since the
+// job started (after inPruneScope chose it).
 func (r *jobRun) removeVanished(ctx context.Context, d store.Document) (ok bool, err error) {
 	reason := deletedReason(DeleteVanished)
 	err = r.retryStore(ctx, "prune", func(ctx context.Context) error {
@@ -352,8 +353,8 @@ func (r *jobRun) removeVanished(ctx context.Context, d store.Document) (ok bool,
 		_, err := r.e.st.DeleteDocumentInJob(bg, d.ID, &store.DeletePayload{URL: d.URL}, r.job.ID, reason)
 		return err
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil // removed meanwhile
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrWrittenSince) {
+		return false, nil // removed, or written by another job or a single page, meanwhile
 	}
 	if err != nil {
 		return false, err
