@@ -134,14 +134,16 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 // canonicalised it) and the same max_depth, max_pages, allowed_domains,
 // include, exclude, tags, respect_robots, use_sitemap, recrawl and prune. The lists
 // are sets: their order and repeats do not count, and domains are compared
-// without case. Any other difference makes a different crawl.
+// without case or surrounding space (patterns and tags exactly). Any other difference makes a different crawl.
 func (s Spec) Key() string {
+	// Only domains are compared loosely (space and case), as scope reads them:
+	// a space in a pattern is part of the regular expression, and tags are
+	// stored as given.
 	set := func(list []string, fold bool) []string {
 		out := make([]string, 0, len(list))
 		for _, v := range list {
-			v = strings.TrimSpace(v)
 			if fold {
-				v = strings.ToLower(v)
+				v = strings.ToLower(strings.TrimSpace(v))
 			}
 			out = append(out, v)
 		}

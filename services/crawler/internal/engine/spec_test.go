@@ -75,6 +75,7 @@ func TestSpecKey(t *testing.T) {
 			AllowedDomains: []string{"docs.example.com"}, RespectRobots: ptr(true), UseSitemap: ptr(true)}},
 		{"lists in another order, repeated", Spec{URL: base.URL, Include: []string{"/api/", "/guide/", "/api/"}, Tags: []string{"b", "a"}}},
 		{"domain in upper case", Spec{URL: base.URL, Include: base.Include, Tags: base.Tags, AllowedDomains: []string{"DOCS.example.com"}}},
+		{"domain with spaces", Spec{URL: base.URL, Include: base.Include, Tags: base.Tags, AllowedDomains: []string{" docs.example.com "}}},
 	} {
 		if got := key(tc.spec); got != want {
 			t.Errorf("%s: got another key, want the same as %+v", tc.name, base)
@@ -89,6 +90,9 @@ func TestSpecKey(t *testing.T) {
 		{"max_pages", func(s *Spec) { s.MaxPages = 50 }},
 		{"allowed_domains", func(s *Spec) { s.AllowedDomains = []string{"example.com"} }},
 		{"include", func(s *Spec) { s.Include = []string{"/guide/"} }},
+		// A space is part of a pattern (it matches only URLs that hold one) and of a tag.
+		{"include with a space", func(s *Spec) { s.Include = []string{"/guide/ ", "/api/"} }},
+		{"tag with a space", func(s *Spec) { s.Tags = []string{"a ", "b"} }},
 		{"exclude", func(s *Spec) { s.Exclude = []string{"/old/"} }},
 		{"tags", func(s *Spec) { s.Tags = []string{"a"} }},
 		{"respect_robots", func(s *Spec) { s.RespectRobots = ptr(false) }},
