@@ -56,15 +56,47 @@ func IsVersionHistory(rawURL, title string) bool {
 }
 
 // historyQuery matches a query that asks about versions or changes, for which
-// version history is what the user wants: "what's new in Django 3.2", "when was
-// the walrus operator added", "release notes", "deprecated since", "fixed in 3.2.25".
-// A number like 0.1 or 1.2 alone is not a version: "why is 0.1 + 0.2 not 0.3".
-var historyQuery = regexp.MustCompile(`(?i)(\bwhat(?:'|’)?s\s+new\b|\bnew\s+in\b|\breleased?\b|\breleases\b|\bchange\s?logs?\b|\bversions?\b|\bdeprecat\w*|\bremoved\b|\badded\b|\bintroduced\b|\bupgrad\w*|\bmigrat\w*\s+(?:from|to)\b|\bsince\b|\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)+\b)`)
+// version history is what the user wants: "what's new in Django 3.2", "when was the
+// walrus operator added", "release notes", "is asyncore deprecated", "breaking
+// changes", "fixed in 3.2.25". Words that are also everyday programming words count
+// only in such phrases: "release the GIL", "check the python version", "items
+// removed from a list" and "upgrade pip" do not ask about history.
+var historyQuery = regexp.MustCompile(`(?i)(` +
+	`\bwhat(?:'|’)?s\s+new\b|\bnew\s+in\b|\bwhat\s+changed\b|\bnew\s+features?\b|` +
+	`\bbreaking\s+changes?\b|\bbackwards?[\s-]+incompatib\w*|\bchange\s?logs?\b|\bdeprecat\w*|` +
+	`\breleases\b|\breleased\b|\brelease\s+notes?\b|` +
+	`\b(?:new|latest|next|feature|bugfix|patch|security|lts)\s+releases?\b|\blts\b|` +
+	`\b(?:added|removed|introduced|changed|fixed)\s+in\b|` +
+	`\bwhen\s+(?:was|were|did)\b.*\b(?:added|introduced|removed|deprecated|changed|released)\b|` +
+	`\bversion\s+history\b|\bhistory\s+of\b|\b(?:which|what)\s+versions?\b|\bin\s+(?:which|what)\s+version\b|` +
+	`\bnew(?:er|est)?\s+(?:major\s+|minor\s+)?versions?\b|\blatest\s+version\b|\bupgrad\w*\s+(?:to|from)\b|` +
+	`\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)+\b)`)
+
+// namedVersion is a version after a name: "python 3.12", "django 4.2". The word must
+// not make it a quantity ("equal to 0.3", "like 1.2 MB", "about 2.5 seconds").
+var namedVersion = regexp.MustCompile(`(?i)\b([a-z]{3,})\s+v?[1-9]\d*(?:\.\d+)+\b(?:\s*([a-z%]+))?`)
+
+var (
+	notVersionBefore = map[string]bool{"than": true, "like": true, "equal": true, "equals": true, "exactly": true,
+		"about": true, "around": true, "approximately": true, "roughly": true, "nearly": true, "almost": true, "over": true, "under": true}
+	notVersionAfter = map[string]bool{"kb": true, "mb": true, "gb": true, "tb": true, "ms": true, "s": true, "sec": true,
+		"secs": true, "second": true, "seconds": true, "minute": true, "minutes": true, "hour": true, "hours": true,
+		"day": true, "days": true, "px": true, "em": true, "rem": true, "pt": true, "x": true, "times": true,
+		"percent": true, "%": true, "and": true, "or": true}
+)
 
 // AsksAboutHistory reports whether a query asks about versions or changes, so that
 // version-history pages keep their full score.
 func AsksAboutHistory(query string) bool {
-	return historyQuery.MatchString(query)
+	if historyQuery.MatchString(query) {
+		return true
+	}
+	for _, m := range namedVersion.FindAllStringSubmatch(query, -1) {
+		if !notVersionBefore[strings.ToLower(m[1])] && !notVersionAfter[strings.ToLower(m[2])] {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutExt is a URL path segment without its extension: whatsnew of whatsnew.html.
