@@ -91,3 +91,35 @@ func TestDomainWithAPort(t *testing.T) {
 		}
 	}
 }
+
+// history=keep reaches the pipeline request from a URL and from a body, in any case;
+// demote and no value leave version history ranked lower.
+func TestHistoryParam(t *testing.T) {
+	for _, c := range []struct {
+		query, body string
+		keep        bool
+	}{
+		{query: "q=x&history=keep", keep: true},
+		{query: "q=x&history=KEEP", keep: true},
+		{query: "q=x&history=demote"},
+		{query: "q=x"},
+		{body: `{"q":"x","history":"keep"}`, keep: true},
+		{body: `{"q":"x","history":"demote"}`},
+		{body: `{"q":"x"}`},
+	} {
+		var f fields
+		if c.body != "" {
+			var err error
+			if f, err = fromBody(strings.NewReader(c.body)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			v, _ := url.ParseQuery(c.query)
+			f = fromQuery(v)
+		}
+		req, err := f.request()
+		if err != nil || req.KeepHistory != c.keep {
+			t.Errorf("%s%s: KeepHistory %v, err %v; want %v", c.query, c.body, req.KeepHistory, err, c.keep)
+		}
+	}
+}
