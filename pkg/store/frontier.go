@@ -310,27 +310,26 @@ func (s *Store) frontierHashes(ctx context.Context, jobID string, urls []string)
 	return have, rows.Err()
 }
 
-// FrontierStartOrigins returns the distinct origins ("http://host:port", as
-// the URLs spell them) of the job's done URLs at depth 0: the site of its start
-// URL, or the sites that URL redirected to (a redirect target is queued at the
-// redirect's depth). Sites the job entered through a link from another site
-// are not among them.
-func (s *Store) FrontierStartOrigins(ctx context.Context, jobID string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT SUBSTRING_INDEX(url, '/', 3) FROM crawl_frontier WHERE job_id = ? AND state = 'done' AND depth = 0", jobID)
+// FrontierStartURLs returns the job's distinct done URLs at depth 0: its
+// start URL, or the URLs that URL redirected to (a redirect target is queued
+// at the redirect's depth). URLs the job reached through a link are not among
+// them.
+func (s *Store) FrontierStartURLs(ctx context.Context, jobID string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT url FROM crawl_frontier WHERE job_id = ? AND state = 'done' AND depth = 0", jobID)
 	if err != nil {
-		return nil, fmt.Errorf("frontier origins of job %s: %w", jobID, err)
+		return nil, fmt.Errorf("frontier start URLs of job %s: %w", jobID, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var o string
 		if err := rows.Scan(&o); err != nil {
-			return nil, fmt.Errorf("frontier origins of job %s: %w", jobID, err)
+			return nil, fmt.Errorf("frontier start URLs of job %s: %w", jobID, err)
 		}
 		out = append(out, o)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("frontier origins of job %s: %w", jobID, err)
+		return nil, fmt.Errorf("frontier start URLs of job %s: %w", jobID, err)
 	}
 	return out, nil
 }

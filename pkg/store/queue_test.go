@@ -688,8 +688,8 @@ func TestDeleteDocumentInJob(t *testing.T) {
 	if missing, err := s.FrontierMissing(ctx, j.ID, []string{doc.URL, "https://example.com/never"}); err != nil || len(missing) != 1 || missing[0] != "https://example.com/never" {
 		t.Errorf("FrontierMissing: got %v, %v; want only the URL never seen", missing, err)
 	}
-	if origins, err := s.FrontierStartOrigins(ctx, j.ID); err != nil || len(origins) != 1 || origins[0] != "https://example.com" {
-		t.Errorf("FrontierStartOrigins: got %v, %v; want https://example.com", origins, err)
+	if starts, err := s.FrontierStartURLs(ctx, j.ID); err != nil || len(starts) != 1 || starts[0] != doc.URL {
+		t.Errorf("FrontierStartURLs: got %v, %v; want %s", starts, err, doc.URL)
 	}
 }
 

@@ -33,7 +33,7 @@ type FrontierStore interface {
 	ReleaseClaims(ctx context.Context, jobID, owner string) (int64, error)
 	ReleaseClaimsExcept(ctx context.Context, jobID, owner string, keep []string) (int64, error)
 	FrontierMissing(ctx context.Context, jobID string, urls []string) ([]string, error)
-	FrontierStartOrigins(ctx context.Context, jobID string) ([]string, error)
+	FrontierStartURLs(ctx context.Context, jobID string) ([]string, error)
 }
 
 // Documents are the stored pages the engine reads and removes (store.Store);

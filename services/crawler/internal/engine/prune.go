@@ -267,18 +267,22 @@ func byReason(m map[string]int64) string {
 // pruneVanished removes the documents in the job's scope it did not reach;
 // it returns how many it removed.
 func (r *jobRun) pruneVanished(ctx context.Context) (int, error) {
-	origins, err := r.e.st.FrontierStartOrigins(ctx, r.job.ID)
+	starts, err := r.e.st.FrontierStartURLs(ctx, r.job.ID)
 	if err != nil {
 		return 0, err
 	}
-	reached := map[string]bool{}
+	// reached: the directories of the start URL and of its redirect targets,
+	// by origin. (A page removed as vanished is recorded at depth 0 too; its
+	// directory lies under one of these, so a resumed prune sees no wider
+	// scope.)
+	reached := map[string][]string{}
 	var hosts []string
-	for _, o := range origins {
+	for _, o := range starts {
 		u, err := url.Parse(o)
 		if err != nil || u.Hostname() == "" {
 			continue
 		}
-		reached[originKey(u)] = true
+		reached[originKey(u)] = append(reached[originKey(u)], startDir(u))
 		if h := strings.ToLower(u.Hostname()); !slices.Contains(hosts, h) {
 			hosts = append(hosts, h)
 		}
@@ -325,11 +329,19 @@ func (r *jobRun) pruneVanished(ctx context.Context) (int, error) {
 }
 
 // inPruneScope reports whether the job would have followed a link to the
-// stored document d, on a site it started on (reached: the origins of the
-// start URL and its redirects), and d was not written since the job started.
-func (r *jobRun) inPruneScope(ctx context.Context, d store.Document, reached map[string]bool) bool {
+// stored document d, under the directory of a URL it started on (reached: the
+// directories of the start URL and its redirects, by origin), and d was not
+// written since the job started.
+func (r *jobRun) inPruneScope(ctx context.Context, d store.Document, reached map[string][]string) bool {
 	u, err := url.Parse(d.URL)
-	if err != nil || !reached[originKey(u)] || r.filters.check(u, d.URL) != "" {
+	if err != nil || r.filters.check(u, d.URL) != "" {
+		return false
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if !slices.ContainsFunc(reached[originKey(u)], func(dir string) bool { return strings.HasPrefix(path, dir) }) {
 		return false
 	}
 	if !d.FetchedAt.Before(r.job.StartedAt) || !d.UpdatedAt.Before(r.job.StartedAt) {
@@ -363,6 +375,18 @@ func (r *jobRun) removeVanished(ctx context.Context, d store.Document) (ok bool,
 	r.e.hub.publish(Event{Type: EventPage, JobID: r.job.ID, At: time.Now().UTC(), URL: d.URL, Outcome: DoneDeleted, Reason: DeleteVanished,
 		Detail: "the crawl saw its whole scope and no page links to it any more; its stored version was removed"})
 	return true, nil
+}
+
+// startDir is the directory of a start URL, the pages prune may remove: its
+// path up to and including the last "/" ("/docs/v3/index.html" gives
+// "/docs/v3/", "" gives "/").
+func startDir(u *url.URL) string {
+	p := u.EscapedPath()
+	i := strings.LastIndex(p, "/")
+	if i < 0 {
+		return "/"
+	}
+	return p[:i+1]
 }
 
 // originKey is a URL's host and port, the port filled in from the scheme.

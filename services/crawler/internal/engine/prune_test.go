@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -189,6 +190,55 @@ func TestPruneRemovesVanishedPages(t *testing.T) {
 	}
 	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "nothing was removed, because max_pages (3) was reached") {
 		t.Errorf("warnings: %q, want one saying max_pages stopped the prune", st.Warnings)
+	}
+}
+
+// TestPruneStaysUnderTheStartDirectory: a prune crawl started at
+// /articles/ removes an unlinked page under /articles/ but keeps a stored
+// page of the same site outside that directory which its filters admit and
+// it did not reach (stored earlier by a single-page crawl).
+func TestPruneStaysUnderTheStartDirectory(t *testing.T) {
+	p := newPruneSite(t, engineOpts{})
+	runEngine(t, p.e)
+	ctx := context.Background()
+	p.site.Unlink(testsite.PathOrphan) // off the sitemap: no crawl reaches it
+	if _, err := p.e.CrawlPage(ctx, p.site.URL()+testsite.PathOrphan, nil); err != nil {
+		t.Fatal(err)
+	}
+	spec := p.spec
+	spec.Include = []string{"/articles/", testsite.PathOrphan}
+	p.crawl(t, p.e, spec)
+	if !p.stored(t, "/articles/8") || !p.stored(t, testsite.PathOrphan) {
+		t.Fatal("/articles/8 or the orphan page not stored before the prune crawl")
+	}
+
+	p.site.Unlink("/articles/8")
+	spec.Prune = true
+	st := p.crawl(t, p.e, spec)
+	if st.Counters.DeletedBy[DeleteVanished] != 1 || p.stored(t, "/articles/8") {
+		t.Errorf("prune crawl: vanished %d, /articles/8 stored %v, warnings %v; want it removed", st.Counters.DeletedBy[DeleteVanished], p.stored(t, "/articles/8"), st.Warnings)
+	}
+	if !p.stored(t, testsite.PathOrphan) {
+		t.Errorf("%s (outside the start directory /articles/) removed by the prune crawl; want it kept", testsite.PathOrphan)
+	}
+}
+
+func TestStartDir(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://h/docs/v3/":           "/docs/v3/",
+		"http://h/docs/v3/index.html": "/docs/v3/",
+		"http://h/docs/v3":            "/docs/",
+		"http://h/":                   "/",
+		"http://h":                    "/",
+		"http://h/a%2Fb/c?x=/y/":      "/a%2Fb/",
+	} {
+		u, err := url.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := startDir(u); got != want {
+			t.Errorf("startDir(%s) = %q, want %q", in, got, want)
+		}
 	}
 }
 
