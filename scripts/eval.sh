@@ -71,7 +71,7 @@ EOF
 # crawl_dataset <dataset>: run the dataset's crawl unless an identical one is done,
 # then say how many pages of its site are stored.
 crawl_dataset() {
-	local dataset=$1 name root hostport body expected done_job job id deadline line status docs
+	local dataset=$1 name root hostport body expected done_job job id deadline line status docs headers code location
 	name=$(basename "$(dirname "$dataset")")
 	root=$(site "$dataset" root)
 	hostport=$(site "$dataset" hostport)
@@ -96,7 +96,9 @@ want = json.loads(sys.argv[1])
 for j in json.load(sys.stdin).get("crawls", []):
     s, c = j.get("spec", {}), j.get("counters", {})
     gone = sum(n for r, n in (c.get("failed_by_reason") or {}).items() if r in ("http_404", "http_410"))
-    if all(s.get(k) == v for k, v in want.items()) and c.get("failed", 0) == gone:
+    # A stored spec leaves empty lists out (omitempty): missing (or null) equals [].
+    same = all(((s.get(k) or []) if isinstance(v, list) else s.get(k)) == v for k, v in want.items())
+    if same and c.get("failed", 0) == gone:
         print(j["id"]); break
 ' "$body")
 
@@ -104,9 +106,29 @@ for j in json.load(sys.stdin).get("crawls", []):
 		step "crawl of $name: already done (job $done_job); KGS_EVAL_RECRAWL=1 crawls again"
 	else
 		step "crawl of $name: $body"
-		job=$(curl -fsS -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
-		id=$(printf '%s' "$job" | json 'j["id"]')
-		echo "job $id"
+		# 409: an identical crawl is queued or running (Location names it); follow it.
+		headers=$(mktemp)
+		job=$(curl -sS -D "$headers" -w '\n%{http_code}' -X POST "$crawler/api/v1/crawls" \
+			-H 'Content-Type: application/json' -d "$body") || {
+			rm -f "$headers"
+			die "crawl of $name: POST $crawler/api/v1/crawls failed"
+		}
+		code=${job##*$'\n'} job=${job%$'\n'*}
+		location=$(tr -d '\r' <"$headers" | sed -n 's/^[Ll]ocation:[[:space:]]*//p' | tail -n 1)
+		rm -f "$headers"
+		case "$code" in
+		2??)
+			id=$(printf '%s' "$job" | json 'j["id"]')
+			echo "job $id"
+			;;
+		409)
+			id=${location##*/}
+			[[ $location == */api/v1/crawls/* && -n $id ]] ||
+				die "crawl of $name: POST $crawler/api/v1/crawls answered 409 without a job in Location: $job"
+			echo "crawl of $name: an identical crawl is already running (job $id); following it"
+			;;
+		*) die "crawl of $name: POST $crawler/api/v1/crawls answered $code: $job" ;;
+		esac
 		deadline=$((SECONDS + ${KGS_EVAL_CRAWL_TIMEOUT:-5400}))
 		while :; do
 			line=$(curl -fsS "$crawler/api/v1/crawls/$id" | python3 -c '
