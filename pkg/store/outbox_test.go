@@ -229,10 +229,8 @@ func TestOutboxMigrationUpgradesOldDatabase(t *testing.T) {
 	ctx := context.Background()
 	dsn := freshDatabase(t)
 	db := rawDB(t, dsn)
-	migs, err := loadMigrations(migrationFS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The previous binary: 0001 applied and recorded, a row waiting.
+	migs := migrateThrough(t, db, 1)
 	var parkedMig migration
 	for _, m := range migs {
 		if m.name == "outbox_parked" {
@@ -241,19 +239,6 @@ func TestOutboxMigrationUpgradesOldDatabase(t *testing.T) {
 	}
 	if migs[0].version != 1 || parkedMig.version == 0 {
 		t.Fatalf("migrations: got %+v, want 0001 and an outbox_parked one", migs)
-	}
-	// The previous binary: 0001 applied and recorded, a row waiting.
-	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INT NOT NULL PRIMARY KEY,
-		name VARCHAR(255) NOT NULL, applied_at DATETIME(6) NOT NULL) ENGINE=InnoDB`); err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range migs[0].stmts {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("0001: %v", err)
-		}
-	}
-	if _, err := db.Exec("INSERT INTO schema_migrations VALUES (1, ?, UTC_TIMESTAMP(6))", migs[0].name); err != nil {
-		t.Fatal(err)
 	}
 	if _, err := db.Exec(`INSERT INTO outbox (kind, document_id, payload, next_attempt_at, created_at)
 		VALUES ('upsert', 'd0000000000000000000000000000001', '{}', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`); err != nil {
@@ -296,4 +281,33 @@ func TestOutboxMigrationUpgradesOldDatabase(t *testing.T) {
 	if st, err := s.OutboxStats(ctx); err != nil || st != (OutboxStats{Parked: 1}) {
 		t.Errorf("stats after the second run: got %+v, %v; want the row still parked", st, err)
 	}
+}
+
+// migrateThrough brings an empty database to the schema of an older binary: the
+// migrations up to version applied and recorded in schema_migrations, as Open would
+// have left them. It returns every migration the current binary has.
+func migrateThrough(t *testing.T, db *sql.DB, version int) []migration {
+	t.Helper()
+	migs, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INT NOT NULL PRIMARY KEY,
+		name VARCHAR(255) NOT NULL, applied_at DATETIME(6) NOT NULL) ENGINE=InnoDB`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migs {
+		if m.version > version {
+			continue
+		}
+		for _, stmt := range m.stmts {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatalf("%04d: %v", m.version, err)
+			}
+		}
+		if _, err := db.Exec("INSERT INTO schema_migrations VALUES (?, ?, UTC_TIMESTAMP(6))", m.version, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return migs
 }

@@ -702,30 +702,10 @@ func TestActiveKeyMigrationUpgradesOldDatabase(t *testing.T) {
 	ctx := context.Background()
 	dsn := freshDatabase(t)
 	db := rawDB(t, dsn)
-	migs, err := loadMigrations(migrationFS)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var keyMig migration
-	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INT NOT NULL PRIMARY KEY,
-		name VARCHAR(255) NOT NULL, applied_at DATETIME(6) NOT NULL) ENGINE=InnoDB`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migs {
+	for _, m := range migrateThrough(t, db, 2) {
 		if m.name == "crawl_jobs_active_key" {
 			keyMig = m
-			continue
-		}
-		if m.version > 2 {
-			continue
-		}
-		for _, stmt := range m.stmts {
-			if _, err := db.Exec(stmt); err != nil {
-				t.Fatalf("%04d: %v", m.version, err)
-			}
-		}
-		if _, err := db.Exec("INSERT INTO schema_migrations VALUES (?, ?, UTC_TIMESTAMP(6))", m.version, m.name); err != nil {
-			t.Fatal(err)
 		}
 	}
 	if keyMig.version != 3 || columnExists(t, db, "crawl_jobs", "active_key") {

@@ -32,7 +32,9 @@ import (
 // cancelled. A document is inside the scope when the crawl would have
 // followed a link to it (allowed domains, include, exclude, blocklist, SSRF
 // guard), its origin (host and port) is the start URL's or one the start URL
-// redirected to, and it was not written since the job started (another job
+// redirected to, its path lies under that URL's directory (startDir: a crawl of
+// /docs/v3/ never removes /docs/v2/ pages), and it was not written since the job
+// started (another job
 // or POST /api/v1/pages may have stored it meanwhile). Each removal is one transaction of the store
 // (DeleteDocumentInJob: the document, its chunks, the change for the search
 // index, the kg outbox row and a done frontier row deleted_vanished), so a

@@ -23,11 +23,11 @@ func (p *Pipeline) rank(s *search) error {
 	for _, e := range s.q.Entities {
 		ents = append(ents, e.Text)
 	}
-	req := s.req
+	req, history := s.req, s.historyFactor()
 	ranked, err := p.rk.Rank(ranker.Request{
 		Query:   ranker.Query{Text: s.q.Normalized, Entities: ents, Embedding: s.qvec},
 		Weights: s.weights, Fusion: req.Fusion, MMR: req.MMR, Lambda: req.Lambda, Limit: req.Offset + req.K,
-		HistoryFactor: s.historyFactor(),
+		HistoryFactor: history,
 	}, list)
 	if err != nil {
 		if errors.Is(err, ranker.ErrBadRequest) {
@@ -39,9 +39,9 @@ func (p *Pipeline) rank(s *search) error {
 		s.ranked = ranked[req.Offset:]
 	}
 	if slices.ContainsFunc(s.ranked, func(r ranker.Result) bool { return r.Candidate.History }) {
-		switch f := s.historyFactor(); {
-		case f < 1:
-			s.notes = append(s.notes, fmt.Sprintf("version-history pages (release notes, changelogs, what's new) rank lower: their score × %g; history=keep leaves them as they are", f))
+		switch {
+		case history < 1:
+			s.notes = append(s.notes, fmt.Sprintf("version-history pages (release notes, changelogs, what's new) rank lower: their score × %g; history=keep leaves them as they are", history))
 		case !req.KeepHistory:
 			s.notes = append(s.notes, "the query asks about versions or changes, so version-history pages keep their full score")
 		}
