@@ -22,6 +22,9 @@
 #                        15.20-0+deb12u1, eval/pgdocs), port 8094
 #            octavedocs  the GNU Octave 7.3 manual, texinfo HTML, one page per
 #                        node (octave-doc 7.3.0-2, eval/octave), port 8093
+#            celerydocs  the Celery 5.2 documentation, Sphinx HTML with viewcode
+#                        source listings (python-celery-doc 5.2.6-5,
+#                        eval/celery), port 8092
 #   install  download (cached) and unpack the package; idempotent
 #   start    install if needed and start the static server on the address;
 #            a running server, or any server already answering at the URL,
@@ -29,12 +32,12 @@
 #   stop     stop the server whose pid is in the pid file
 #   status   print "running (pid N) at URL" or "stopped"; exit 0 / 3
 #   url      print the site's start URL (http://ADDR:PORT/index.html)
-# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs,pgdocs,octavedocs}.sh are this
-# script with SITE set.
+# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs,pgdocs,octavedocs,celerydocs}.sh
+# are this script with SITE set.
 #
 # Environment (defaults in brackets), with P the site's prefix (KGS_PYDOCS,
 # KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK, KGS_NODEDOCS, KGS_PGDOCS,
-# KGS_OCTAVEDOCS):
+# KGS_OCTAVEDOCS, KGS_CELERYDOCS):
 #   KGS_STATE      state folder [<repo>/.state]; the site lives in $KGS_STATE/SITE
 #   P_ADDR         listen address [127.0.0.1]
 #   P_PORT         listen port [the site's]
@@ -79,8 +82,14 @@ octavedocs)
 	PACKAGE=octave-doc PIN="7.3.0-2" DOCDIR=usr/share/doc/octave/octave.html
 	PREFIX=KGS_OCTAVEDOCS DEFAULT_PORT=8093
 	;;
+celerydocs)
+	# Sphinx with viewcode: _modules/ holds Celery's source as HTML pages. Debian
+	# compressed changelog.html to changelog.html.gz, so links to it answer 404.
+	PACKAGE=python-celery-doc PIN="5.2.6-5" DOCDIR=usr/share/doc/python-celery-doc/html
+	PREFIX=KGS_CELERYDOCS DEFAULT_PORT=8092
+	;;
 *)
-	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs|pgdocs|octavedocs} {install|start|stop|status|url}" >&2
+	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs|pgdocs|octavedocs|celerydocs} {install|start|stop|status|url}" >&2
 	exit 2
 	;;
 esac
