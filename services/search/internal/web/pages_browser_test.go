@@ -92,7 +92,8 @@ func TestBrowserPages(t *testing.T) {
 		"/crawls", "/crawls/" + web.FakeJobID, "/crawls/" + web.FakeShellJobID, "/crawls/bad%20id", "/documents", "/documents?deleted=1", "/documents?after=%27",
 		"/documents?domain=site.test", "/documents?domain=site.test&removed=3&more=1",
 		"/crawls?status=bogus", "/crawls?status=queued", "/crawls?status=done&limit=1", "/documents?limit=abc",
-		"/documents?domain=" + url.QueryEscape("https://docs.python.org/3/library/"), "/documents?domain=nothing.test", "/?k=abc", "/?q=x&lambda=abc&mmr=on"}
+		"/documents?domain=" + url.QueryEscape("https://docs.python.org/3/library/"), "/documents?domain=nothing.test", "/?k=abc", "/?q=x&lambda=abc&mmr=on",
+		"/?q=python+venv&history=keep", "/?q=x&history=newest"}
 	for _, width := range []int64{1280, 390, 375} {
 		s.do(chromedp.EmulateViewport(width, 900))
 		for _, p := range pages {
@@ -137,6 +138,7 @@ func TestBrowserPages(t *testing.T) {
 	}
 	s.keyboard(t, site)
 	s.errorLinkFocusesTheField(t, site)
+	s.historyBox(t, site)
 	s.crawlProgress(t, site)
 	s.crawlsListLive(t)
 	s.crawlsListNew(t)
@@ -226,6 +228,34 @@ func (s *stack) errorLinkFocusesTheField(t *testing.T, site string) {
 	s.do(chromedp.Click(chromedp.CSS(`#search-error a`)))
 	if got := eval[string](s, `document.activeElement.id`); got != "w_bm25" {
 		t.Errorf("the error's link focused %q, want the BM25 slider", got)
+	}
+}
+
+// historyBox ticks "Keep release notes and changelogs at full rank" from the
+// keyboard (space on the focused box) and applies the form: the address says
+// history=keep and the page comes back with the box ticked in the open options
+// panel. Clicking its label unticks it, and the next search leaves history out.
+func (s *stack) historyBox(t *testing.T, site string) {
+	s.do(chromedp.Navigate(site+"/?q=python+venv"), chromedp.WaitVisible(chromedp.ID("q")),
+		chromedp.Click(chromedp.CSS(`details.options summary`)), chromedp.WaitVisible(chromedp.ID("history")),
+		chromedp.Focus(chromedp.ID("history")), chromedp.KeyEvent(" "))
+	if !eval[bool](s, `document.getElementById('history').checked`) {
+		t.Fatal("space on the focused history box did not tick it")
+	}
+	s.do(chromedp.Click(chromedp.CSS(`details.options button[type=submit]`)))
+	s.until(`new URLSearchParams(location.search).get('history') === 'keep' && document.readyState === 'complete'`, 30*time.Second)
+	got := eval[[]string](s, `[String(document.getElementById('history').checked), String(document.querySelector('details.options').open),
+	  document.getElementById('history').labels[0].textContent, document.getElementById(document.getElementById('history').getAttribute('aria-describedby')).textContent]`)
+	if got[0] != "true" || got[1] != "true" || got[2] != "Keep release notes and changelogs at full rank" || !strings.Contains(got[3], "0.7") {
+		t.Errorf("after applying the ticked box the page shows checked, open, label, help = %q", got)
+	}
+	for _, problem := range eval[[]string](s, audit) {
+		t.Errorf("the page with the history box ticked: %s", problem)
+	}
+	s.do(chromedp.Click(chromedp.CSS(`label[for=history]`)), chromedp.Click(chromedp.CSS(`details.options button[type=submit]`)))
+	s.until(`!new URLSearchParams(location.search).has('history') && new URLSearchParams(location.search).get('x') === '1' && document.readyState === 'complete'`, 30*time.Second)
+	if eval[bool](s, `document.getElementById('history').checked`) {
+		t.Error("the history box unticked by its label comes back ticked")
 	}
 }
 

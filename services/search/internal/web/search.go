@@ -32,6 +32,7 @@ type form struct {
 	MMR                                    bool
 	Lambda                                 float64
 	Expand                                 bool
+	KeepHistory                            bool   // history=keep: version-history pages at their full score
 	K                                      string // results per page as typed, kept after an error
 }
 
@@ -47,7 +48,7 @@ var fieldNames = map[string]struct{ Label, ID string }{
 	"fusion": {"Fusion", "fusion"}, "mmr": {"MMR λ", "lambda"}, "expand": {"Expand", "expand"},
 	"k": {"Results per page", "k"}, "offset": {"Result page (offset in the address)", ""},
 	"lambda": {"MMR λ", "lambda"}, "tag": {"Tags", "tags"}, "x": {"x (the address's mark of a sent form)", ""},
-	"history": {"history (in the address: demote or keep)", ""},
+	"history": {"Release notes at full rank", "history"},
 }
 
 // searchQuery is what the search page reads from its URL: the API's search
@@ -64,7 +65,7 @@ var withoutParams = map[string][]string{"weights": {"weights", "w_vector", "w_gr
 // inOptions are the controls inside the folded "Filters and ranking" panel, which
 // opens when one of them needs fixing.
 var inOptions = map[string]bool{"tags": true, "domain": true, "published_after": true, "published_before": true,
-	"w_vector": true, "w_graph": true, "w_bm25": true, "w_recency": true, "w_title": true, "fusion": true, "lambda": true, "expand": true, "k": true}
+	"w_vector": true, "w_graph": true, "w_bm25": true, "w_recency": true, "w_title": true, "fusion": true, "lambda": true, "expand": true, "history": true, "k": true}
 
 // fieldError is a field the page asks the user to fix.
 type fieldError struct {
@@ -202,6 +203,9 @@ func readForm(v url.Values) (form, url.Values, *fieldError) {
 			f.Lambda = x
 		}
 	}
+	// The box sends history=keep; unticked it sends nothing, the API's default
+	// (demote). The API's own spellings (KEEP, " keep") tick it too.
+	f.KeepHistory = strings.EqualFold(strings.TrimSpace(v.Get("history")), "keep")
 	switch e := v.Get("expand"); {
 	case e != "":
 		out.Set("expand", e)
@@ -288,7 +292,7 @@ func (w *Web) searchPage(c *gin.Context) {
 		bad = &fieldError{Field: pe.Name, Message: pe.Problem + " " + pe.Accepts}
 	}
 	view := &searchView{Form: f, v: v}
-	view.OpenOptions = f.Tags != "" || f.Domain != "" || f.After != "" || f.Before != "" || f.MMR || !f.Expand ||
+	view.OpenOptions = f.Tags != "" || f.Domain != "" || f.After != "" || f.Before != "" || f.MMR || !f.Expand || f.KeepHistory ||
 		f.Fusion != "weighted" || f.K != strconv.Itoa(pipeline.DefaultK)
 	for i, s := range signalNames {
 		view.Signals = append(view.Signals, sliderView{Key: s.Key, Label: s.Label, Value: f.Weights[i]})
@@ -371,6 +375,8 @@ func pageMessage(field, detail string) string {
 		return fmt.Sprintf("give a whole number from 1 to %d.", pipeline.MaxK)
 	case "offset":
 		return fmt.Sprintf("the first result shown must be a whole number from 0 to %d; follow the Next and Previous links.", pipeline.MaxOffset)
+	case "history":
+		return "tick the box to rank release notes and changelogs at their full score, or leave it unticked to rank them lower (the address's history takes keep or demote only)."
 	}
 	return detail
 }

@@ -246,6 +246,7 @@ func TestSearchPageBadInput(t *testing.T) {
 		{"q=x&w_title=1.5", "w_title", "title weight", ""},
 		{"q=x&fusion=best", "fusion", "Fusion", ""},
 		{"q=x&mmr=2", "lambda", "MMR λ", ""},
+		{"q=x&history=newest", "history", "Release notes at full rank", "history takes keep or demote only"},
 		{"q=x&k=500", "k", "Results per page", `value="500"`},
 		{"q=x&k=ten", "k", "Results per page", `value="ten"`},
 		{"q=x&tags=" + strings.Repeat("t,", 40), "tags", "Tags", `value="` + strings.Repeat("t,", 40) + `"`},
@@ -600,5 +601,69 @@ func TestResultPages(t *testing.T) {
 	_, first := get(t, c, r.srv.URL+"/?q=python+venv")
 	if strings.Contains(first, `rel="prev"`) || !strings.Contains(first, "10 results for") {
 		t.Errorf("the first page has a Previous link or does not count its results")
+	}
+}
+
+// TestSearchPageHistoryBox: the form's "Keep release notes and changelogs at full
+// rank" box sends history=keep, which reaches the pipeline and comes back ticked
+// (in the opened options panel) and in the links to other searches; unticked on
+// a sent form, or history=demote, it is the API's default. Before the box, only
+// an address typed by hand could say history=keep.
+func TestSearchPageHistoryBox(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.client(t)
+	box := regexp.MustCompile(`<input id="history" name="history" type="checkbox" value="keep"( checked)?[^>]*>`)
+	for _, tt := range []struct {
+		query string
+		keep  bool
+	}{
+		{"q=python+venv&x=1&history=keep", true},
+		{"q=python+venv&history=KEEP", true}, // the API's spellings tick it too
+		{"q=python+venv&x=1", false},         // a sent form with the box unticked
+		{"q=python+venv&history=demote", false},
+		{"q=python+venv", false},
+	} {
+		status, body := get(t, c, r.srv.URL+"/?"+tt.query)
+		if status != http.StatusOK {
+			t.Errorf("%s: status %d", tt.query, status)
+			continue
+		}
+		r.search.mu.Lock()
+		got := r.search.last.KeepHistory
+		r.search.mu.Unlock()
+		if got != tt.keep {
+			t.Errorf("%s: the pipeline's KeepHistory is %v, want %v", tt.query, got, tt.keep)
+		}
+		m := box.FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("%s: no history box on the page", tt.query)
+		}
+		if ticked := m[1] != ""; ticked != tt.keep {
+			t.Errorf("%s: the box is ticked=%v, want %v", tt.query, ticked, tt.keep)
+		}
+		if !strings.Contains(m[0], `aria-describedby="history-help"`) || !strings.Contains(body, `<label for="history">`) || !strings.Contains(body, `id="history-help"`) {
+			t.Errorf("%s: the box has no label or help: %s", tt.query, m[0])
+		}
+		if open := strings.Contains(body, `<details class="options" open>`); tt.keep && !open {
+			t.Errorf("%s: the options panel holding the ticked box stays folded", tt.query)
+		}
+		// The next page and a suggested query keep the choice.
+		for _, rel := range []string{`rel="next"`, `>python venv modules</a>`} {
+			link := regexp.MustCompile(`href="([^"]*)"[^>]*` + regexp.QuoteMeta(rel)).FindStringSubmatch(body)
+			if link == nil {
+				t.Fatalf("%s: no link %s", tt.query, rel)
+			}
+			u, err := url.Parse(html.UnescapeString(link[1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keeps := strings.EqualFold(u.Query().Get("history"), "keep"); keeps != tt.keep {
+				t.Errorf("%s: the link %s is %s, want history=keep %v", tt.query, rel, link[1], tt.keep)
+			}
+		}
+	}
+	// The start page opened with the option (a bookmark) shows it ticked.
+	if _, body := get(t, c, r.srv.URL+"/?history=keep"); box.FindStringSubmatch(body) == nil || box.FindStringSubmatch(body)[1] == "" {
+		t.Errorf("the start page with history=keep does not tick the box")
 	}
 }
