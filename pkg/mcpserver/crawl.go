@@ -29,7 +29,7 @@ func (t *tools) crawl(ctx context.Context, req *mcp.CallToolRequest, in CrawlInp
 	st, err := t.d.Crawler.Start(ctx, apiclient.CrawlSpec{
 		URL: strings.TrimSpace(in.URL), MaxDepth: in.MaxDepth, MaxPages: in.MaxPages, AllowedDomains: in.AllowedDomains,
 		Include: in.Include, Exclude: in.Exclude, Tags: in.Tags, RespectRobots: in.RespectRobots,
-		UseSitemap: in.UseSitemap, Recrawl: in.Recrawl,
+		UseSitemap: in.UseSitemap, Recrawl: in.Recrawl, Prune: in.Prune,
 	})
 	if err != nil {
 		return nil, nil, toolError("crawl", err)

@@ -40,6 +40,7 @@ type CrawlInput struct {
 	RespectRobots  *bool    `json:"respect_robots,omitempty" jsonschema:"obey robots.txt (default true)"`
 	UseSitemap     *bool    `json:"use_sitemap,omitempty" jsonschema:"seed from the site's sitemap (default true)"`
 	Recrawl        bool     `json:"recrawl,omitempty" jsonschema:"check known pages for changes with conditional requests"`
+	Prune          bool     `json:"prune,omitempty" jsonschema:"when the crawl ends having seen its whole scope, delete the stored pages in that scope (under the start URL's directory) that it did not reach: pages no page links to any more. A crawl that may not have seen everything (max_pages reached with URLs still queued, links beyond max_depth to pages it did not reach, failed or skipped pages) deletes nothing and says why in its warnings (default false)"`
 	Wait           *bool    `json:"wait,omitempty" jsonschema:"wait for the crawl to end, reporting progress (default true); false returns the job id at once"`
 	WaitSeconds    int      `json:"wait_seconds,omitempty" jsonschema:"longest wait, 1..3600 seconds (default 600); the crawl goes on afterwards: follow it with crawl_status"`
 	Format         string   `json:"format,omitempty" jsonschema:"answer format: toon (default) or json"`

@@ -464,3 +464,74 @@ func TestClientMistakesAreNotErrors(t *testing.T) {
 		t.Errorf("an SDK error of its own was dropped:\n%s", buf.String())
 	}
 }
+
+// TestCrawlPrune: the crawl tool's prune argument reaches the crawler's request
+// as the REST API's prune (kgs crawl --prune, the web form's box), is left out
+// when not asked for (the crawler's default, false), and a value that is not a
+// boolean is a tool error naming prune before any crawl starts.
+func TestCrawlPrune(t *testing.T) {
+	mux := http.NewServeMux()
+	var mu sync.Mutex
+	var specs []map[string]any
+	mux.HandleFunc("POST /api/v1/crawls", func(w http.ResponseWriter, r *http.Request) {
+		var spec map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&spec)
+		mu.Lock()
+		specs = append(specs, spec)
+		mu.Unlock()
+		w.WriteHeader(202)
+		_ = json.NewEncoder(w).Encode(apiclient.CrawlStatus{ID: "job1", Status: "queued", URL: "https://a.example/"})
+	})
+	f := newFake(t, mux)
+	cs := connect(t, f.deps(), nil)
+	for _, c := range []struct {
+		args map[string]any
+		want any // the crawl request's prune (nil: left out)
+	}{
+		{map[string]any{"url": "https://a.example/", "prune": true, "wait": false}, true},
+		{map[string]any{"url": "https://a.example/", "prune": false, "wait": false}, nil},
+		{map[string]any{"url": "https://a.example/", "wait": false}, nil},
+	} {
+		mu.Lock()
+		specs = nil
+		mu.Unlock()
+		if res, body := call(t, cs, "crawl", c.args); res.IsError {
+			t.Fatalf("crawl %v: tool error %q", c.args, body)
+		}
+		mu.Lock()
+		got := specs
+		mu.Unlock()
+		if len(got) != 1 || got[0]["prune"] != c.want {
+			t.Errorf("crawl %v: the crawler got %v, want prune %v", c.args, got, c.want)
+		}
+	}
+	n := f.requests.Load()
+	for _, bad := range []any{"yes", 1, []any{true}} {
+		res, body := call(t, cs, "crawl", map[string]any{"url": "https://a.example/", "prune": bad, "wait": false})
+		if !res.IsError || !strings.Contains(body, `invalid arguments for crawl: argument "prune"`) || !strings.Contains(body, `want "boolean"`) {
+			t.Errorf("prune=%v: got IsError=%v %q, want a tool error naming prune and saying it is a boolean", bad, res.IsError, body)
+		}
+	}
+	if f.requests.Load() != n {
+		t.Errorf("a crawl with a bad prune reached the crawler: %d requests", f.requests.Load()-n)
+	}
+	// The schema tells an agent what it does.
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name != "crawl" {
+			continue
+		}
+		raw, _ := json.Marshal(tool.InputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		p := s.Properties["prune"]
+		if p == nil || p.Type != "boolean" || !strings.Contains(p.Description, "deletes nothing") || !strings.Contains(tool.Description, "prune") {
+			t.Errorf("the crawl tool's schema has prune %+v and description %q", p, tool.Description)
+		}
+	}
+}

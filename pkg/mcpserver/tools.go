@@ -36,7 +36,7 @@ func (t *tools) register(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "crawl",
 		Title:       "Crawl a website into the index",
-		Description: "Starts a crawl job at url (same host by default) and, unless wait=false, waits for it, sending MCP progress notifications (pages done; total is max_pages plus failures and skips), then returns the job summary: counters of stored, unchanged, failed and skipped pages, chunks, rates and errors. Stored pages become searchable within seconds.",
+		Description: "Starts a crawl job at url (same host by default) and, unless wait=false, waits for it, sending MCP progress notifications (pages done; total is max_pages plus failures and skips), then returns the job summary: counters of stored, unchanged, failed, skipped and deleted pages, chunks, rates, errors and warnings. Stored pages become searchable within seconds. With prune=true a crawl that saw its whole scope also deletes the stored pages in it that no page links to any more.",
 		InputSchema: schemaFor[CrawlInput](map[string]limit{
 			"url": {minLength: n(1), maxLength: n(2048)}, "max_pages": {min: f(1), max: f(100000)}, "max_depth": {min: f(0), max: f(100)},
 			"wait_seconds": {min: f(1), max: f(3600)}, "format": {enum: formats},
