@@ -1,6 +1,7 @@
 package kgscli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -345,6 +346,57 @@ func TestMCPOnStdio(t *testing.T) {
 		t.Errorf("search over stdio: %v %+v", err, res)
 	}
 	cs.Close()
+	inW.Close()
+	cancel()
+	if code := <-done; code != 0 && code != ExitError {
+		t.Errorf("kgs mcp exit %d", code)
+	}
+}
+
+// TestMCPOnStdioRefusesDuplicateKeys: `kgs mcp` answers a message that gives a
+// key twice with the JSON-RPC Invalid Request error of the HTTP endpoint (here
+// with the call's id, so the client's call ends) instead of searching for the
+// last value, and answers the next message.
+func TestMCPOnStdioRefusesDuplicateKeys(t *testing.T) {
+	f := newFake(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	env := map[string]string{"KGS_SEARCH_URL": f.srv.URL, "KGS_API_KEY": key}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"mcp"}, IO{In: inR, Out: outW, Err: io.Discard, Getenv: func(k string) string { return env[k] }})
+		outW.Close()
+	}()
+	out := bufio.NewReader(outR)
+	exchange := func(msg string) string {
+		t.Helper()
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(msg, `"method":"notifications/`) {
+			return ""
+		}
+		line, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %s: %v", msg, err)
+		}
+		return line
+	}
+	exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	exchange(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	got := exchange(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"venv","q":"rm -rf"}}}`)
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"params.arguments.q is given twice in one object; send it once","data":{"field":"params.arguments.q"}}}` + "\n"
+	if got != want {
+		t.Errorf("a call giving q twice: got %s want %s", got, want)
+	}
+	if f.search.Load() != nil {
+		t.Errorf("the refused call searched for %v", *f.search.Load())
+	}
+	if got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"q":"venv"}}}`); !strings.Contains(got, `"id":2,"result"`) ||
+		f.search.Load() == nil || (*f.search.Load())["q"] != "venv" {
+		t.Errorf("the call after the refusal: %s", got)
+	}
 	inW.Close()
 	cancel()
 	if code := <-done; code != 0 && code != ExitError {

@@ -54,13 +54,16 @@ func refuseDuplicateKeys(next http.Handler) http.Handler {
 	})
 }
 
-// rpcError is a JSON-RPC 2.0 error response to a request that cannot be read:
-// its id is null, as the specification asks when the id cannot be determined
-// (a duplicated key may be the id itself).
+// rpcError is a JSON-RPC 2.0 error response to a request that cannot be read.
+// Over HTTP its id is null, as the specification asks when the id cannot be
+// determined (a duplicated key may be the id itself); the answer is the POST's
+// response, so the client knows what it answers. Over stdio, where a client
+// matches answers to requests by id alone, it carries the message's id when
+// that was given once (StdioTransport).
 type rpcError struct {
-	JSONRPC string   `json:"jsonrpc"`
-	ID      *string  `json:"id"`
-	Error   rpcFault `json:"error"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"` // nil: null
+	Error   rpcFault        `json:"error"`
 }
 
 type rpcFault struct {
@@ -77,15 +80,24 @@ type rpcFaultField struct {
 // writeRPCError answers status with an Invalid Request error saying msg; field,
 // when not empty, names the member at fault in the error's data.
 func writeRPCError(w http.ResponseWriter, status int, field, msg string) {
-	body := rpcError{JSONRPC: "2.0", Error: rpcFault{Code: jsonrpc.CodeInvalidRequest, Message: msg}}
-	if field != "" {
-		body.Error.Data = &rpcFaultField{Field: field}
-	}
-	b, err := json.Marshal(body)
+	b, err := invalidRequest(nil, field, msg)
 	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
+		status, b = http.StatusInternalServerError, []byte(internalRPCError)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// internalRPCError answers when an error response cannot be encoded.
+const internalRPCError = `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`
+
+// invalidRequest encodes a JSON-RPC Invalid Request error with id (nil: null)
+// saying msg; field, when not empty, names the member at fault in its data.
+func invalidRequest(id json.RawMessage, field, msg string) ([]byte, error) {
+	body := rpcError{JSONRPC: "2.0", ID: id, Error: rpcFault{Code: jsonrpc.CodeInvalidRequest, Message: msg}}
+	if field != "" {
+		body.Error.Data = &rpcFaultField{Field: field}
+	}
+	return json.Marshal(body)
 }

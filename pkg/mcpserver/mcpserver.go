@@ -3,10 +3,11 @@
 // to agents: search, crawl, crawl_status, get_document, find_entities and
 // related_entities. The tools call the services through small client interfaces
 // (pkg/apiclient for search and the crawler, pkg/kgapi for kg), so one server
-// serves both transports: stdio (`kgs mcp`) and streamable HTTP, mounted by the
-// search service at /mcp behind its API keys (HTTPHandler). Over HTTP a message
-// that gives a key twice in one object is refused as an Invalid Request, as the
-// REST API refuses such bodies, rather than read with the last value.
+// serves both transports: stdio (`kgs mcp`, StdioTransport) and streamable HTTP,
+// mounted by the search service at /mcp behind its API keys (HTTPHandler). Over
+// both a message that gives a key twice in one object is refused as an Invalid
+// Request, as the REST API refuses such bodies, rather than read with the last
+// value; over stdio the session then goes on with the next message.
 //
 // Tool results are text the model reads: TOON by default (the compact format the
 // search API answers in), JSON with format=json. Bad arguments and service errors

@@ -1,0 +1,222 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStdioReaderChecksEachMessage feeds dupKeyReader input and compares what
+// reaches the SDK and what is answered: a message with a key given twice is
+// answered with an Invalid Request error (its id when it was given once) and
+// kept from the SDK; everything else reaches the SDK byte for byte.
+func TestStdioReaderChecksEachMessage(t *testing.T) {
+	for _, c := range []struct {
+		name, in, sdk string
+		id, field     string // of the answer ("" when none)
+	}{
+		{"valid", `{"id":1,"a":1}` + "\n", `{"id":1,"a":1}` + "\n", "", ""},
+		{"duplicate", `{"id":1,"a":1,"a":2}` + "\n", "", "1", "a"},
+		{"string id", `{"id":"r-1","p":{"q":"a","q":"b"}}` + "\r\n", "", `"r-1"`, "p.q"},
+		{"the id itself", `{"id":1,"id":2}` + "\n", "", "null", "id"},
+		{"null id", `{"id":null,"a":1,"a":2}` + "\n", "", "null", "a"},
+		{"no id (a notification)", `{"method":"x","params":{"a":1,"a":2}}` + "\n", "", "null", "params.a"},
+		{"escaped", `{"id":7,"q":1,"\u0071":2}` + "\n", "", "7", "q"},
+		{"at the end without a newline", `{"id":3,"a":1,"a":2}`, "", "3", "a"},
+		{"over lines", "{\n  \"id\": 4,\n  \"a\": 1,\n  \"a\": 2\n}\n", "", "4", "a"},
+		{"valid over lines", "\n{\n  \"id\": 4\n}\n", "\n{\n  \"id\": 4\n}\n", "", ""},
+		{"batch", `[{"id":1,"method":"ping"},{"id":2,"k":1,"k":2}]` + "\n", "", "null", "[1].k"},
+		{"not JSON", "not json\n" + `{"id":5}` + "\n", "not json\n" + `{"id":5}` + "\n", "", ""},
+		{"trailing data", `{"id":1} {"id":2,"a":1,"a":2}` + "\n", `{"id":1} {"id":2,"a":1,"a":2}` + "\n", "", ""},
+		{"cut short", `{"id":1,"a":`, `{"id":1,"a":`, "", ""},
+		{"brackets in strings", "{\"id\":8,\n\"s\":\"}]\\\"{\",\n\"s\":1}\n", "", "8", "s"},
+		{"after a refusal", `{"id":1,"a":1,"a":2}` + "\n" + `{"id":2,` + "\n" + `"b":[1]}` + "\n", `{"id":2,` + "\n" + `"b":[1]}` + "\n", "1", "a"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			tr := StdioTransport(strings.NewReader(c.in), &out)
+			got, err := io.ReadAll(tr.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != c.sdk {
+				t.Errorf("the SDK read %q, want %q", got, c.sdk)
+			}
+			if c.field == "" {
+				if out.Len() != 0 {
+					t.Errorf("answered %q, want nothing", out.String())
+				}
+				return
+			}
+			checkStdioRefusal(t, out.String(), c.id, c.field)
+		})
+	}
+	// A message longer than the limit goes to the SDK unchecked (which refuses
+	// it); the next line is checked again.
+	var out bytes.Buffer
+	long := `{"id":1,"a":"` + strings.Repeat("x", 300) + `","a":2}` + "\n"
+	r := &dupKeyReader{src: bufio.NewReaderSize(strings.NewReader(long+`{"id":2,"b":1,"b":2}`+"\n"), 16), out: &out, limit: 100}
+	if got, err := io.ReadAll(r); err != nil || string(got) != long {
+		t.Errorf("over the limit: the SDK read %q (%v), want the long line", got, err)
+	}
+	checkStdioRefusal(t, out.String(), "2", "b")
+}
+
+// checkStdioRefusal checks line is one JSON-RPC Invalid Request error with id
+// (JSON) naming field, as the HTTP endpoint's.
+func checkStdioRefusal(t *testing.T, line, id, field string) {
+	t.Helper()
+	if !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
+		t.Errorf("answer %q: want one line", line)
+	}
+	var got struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    struct {
+				Field string `json:"field"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("answer %q: want a JSON-RPC error object (%v)", line, err)
+	}
+	if got.JSONRPC != "2.0" || string(got.ID) != id || got.Error.Code != -32600 || got.Error.Data.Field != field ||
+		got.Error.Message != field+" is given twice in one object; send it once" {
+		t.Errorf("answer %q: want code -32600, id %s, data.field %s and a message naming it", line, id, field)
+	}
+}
+
+// TestStdioRefusesDuplicateKeys serves the tools over StdioTransport and speaks
+// raw JSON-RPC lines to it: a message with a key given twice is answered with
+// the Invalid Request error of the HTTP endpoint, reaches no tool, and the
+// session answers the messages after it.
+func TestStdioRefusesDuplicateKeys(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"query": req["q"], "results": []any{}})
+	})
+	f := newFake(t, mux)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- New(f.deps()).Run(ctx, StdioTransport(inR, outW))
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		cancel()
+		select {
+		case err := <-done: // the end of the input or the cancel; either ends the session
+			t.Logf("the session ended: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not stop")
+		}
+	})
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text() + "\n"
+		}
+		close(lines)
+	}()
+	send := func(msg string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer := func() string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the session ended")
+			}
+			return l
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer")
+		}
+		return ""
+	}
+	// 2025-03-26 still has batches.
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if a := answer(); !strings.Contains(a, `"id":0`) || !strings.Contains(a, `"result"`) {
+		t.Fatalf("initialize: %s", a)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, c := range []struct{ msg, id, field string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"a","q":"b"}}}`, "1", "params.arguments.q"},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","id":3,"params":{"name":"search","arguments":{"q":"a"}}}`, "null", "id"},
+		{`{"jsonrpc":"2.0","id":"s4","method":"tools/call","params":{"name":"crawl","name":"search","arguments":{"q":"a"}}}`, `"s4"`, "params.name"},
+		{`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":{"q":"a","k":1,"k":2}}}]`, "null", "[1].params.arguments.k"},
+	} {
+		send(c.msg)
+		checkStdioRefusal(t, answer(), c.id, c.field)
+	}
+	if n := f.requests.Load(); n != 0 {
+		t.Errorf("refused messages reached a tool: %d searches", n)
+	}
+	// The session goes on: a call and a batch are answered.
+	send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"q":"venv","format":"json"}}}`)
+	if a := answer(); !strings.Contains(a, `"id":7`) || !strings.Contains(a, `\"query\":\"venv\"`) || f.requests.Load() != 1 {
+		t.Errorf("a valid call after the refusals: %s (%d searches), want the search's answer", a, f.requests.Load())
+	}
+	send(`[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`)
+	if a := answer(); !strings.Contains(a, `"id":8`) || !strings.Contains(a, `"id":9`) {
+		t.Errorf("a valid batch after the refusals: %s", a)
+	}
+}
+
+// FuzzStdioReader: whatever the input, the reader does not fail or lose bytes:
+// when it answers nothing, the SDK reads the input unchanged; when it answers,
+// each answer is an Invalid Request error, and what the SDK reads is the input
+// without some of its bytes.
+func FuzzStdioReader(f *testing.F) {
+	for _, s := range []string{`{"id":1,"a":1}` + "\n", `{"id":1,"a":1,"a":2}` + "\n", "{\n\"id\":2,\n\"b\":[1,\n2]}\n",
+		`[{"id":1},{"id":2,"k":1,"k":2}]`, "not json\n", `{"s":"}\"{","s":1}`, "\n\n", `{"a":{"b":1,"b":2}}{"c":1}` + "\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var out bytes.Buffer
+		r := &dupKeyReader{src: bufio.NewReaderSize(strings.NewReader(in), 16), out: &out, limit: 1 << 12}
+		got, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Len() == 0 {
+			if string(got) != in {
+				t.Fatalf("nothing answered, but the SDK read %q of %q", got, in)
+			}
+			return
+		}
+		if len(got) >= len(in) {
+			t.Fatalf("answered %q, but the SDK read all of %q", out.String(), in)
+		}
+		for _, line := range strings.SplitAfter(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			var e struct {
+				Error struct{ Code int } `json:"error"`
+			}
+			if json.Unmarshal([]byte(line), &e) != nil || e.Error.Code != -32600 {
+				t.Fatalf("answer %q is not an Invalid Request error", line)
+			}
+		}
+	})
+}
