@@ -19,7 +19,8 @@ import (
 // the ninth session) has nothing to switch off: it is switched on instead, as
 // "with-<signal>", at a tenth of the total with the rest scaled to nine tenths (for
 // the title, the design's weights). keep-history leaves release notes and changelogs
-// at their full score (history=keep).
+// at their full score (history=keep); keep-generated does the same for source listings
+// and generated indexes (generated=keep).
 func Ablations(def ranker.Weights) []Method {
 	without := func(s ranker.Signal) (string, bool) {
 		if def.Get(s) == 0 {
@@ -50,6 +51,8 @@ func Ablations(def ranker.Weights) []Method {
 	}
 	// Version-history pages at their full score (ranker.DefaultHistoryFactor off).
 	add("keep-history", url.Values{"history": {"keep"}})
+	// Source listings and generated indexes at their full score (ranker.DefaultGeneratedFactor off).
+	add("keep-generated", url.Values{"generated": {"keep"}})
 	return out
 }
 

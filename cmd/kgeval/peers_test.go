@@ -92,7 +92,8 @@ func TestAblations(t *testing.T) {
 		"no-vector":    "weights=graph:0.25,bm25:0.2,recency:0.1,title:0.1",
 		"no-title":     "weights=vector:0.35,graph:0.25,bm25:0.2,recency:0.1",
 		"no-recency":   "weights=vector:0.35,graph:0.25,bm25:0.2,title:0.1",
-		"keep-history": "history=keep",
+		"keep-history":   "history=keep",
+		"keep-generated": "generated=keep",
 	}
 	gotm := map[string]string{}
 	var order []string
@@ -117,7 +118,7 @@ func TestAblations(t *testing.T) {
 		names = append(names, m.String())
 	}
 	if diff := cmp.Diff([]string{"expand=false", "weights=vector:0.5", "weights=bm25:0.5",
-		"weights=vector:0.45,bm25:0.45,title:0.1", "weights=vector:0.45,bm25:0.45,recency:0.1", "history=keep"}, names); diff != "" {
+		"weights=vector:0.45,bm25:0.45,title:0.1", "weights=vector:0.45,bm25:0.45,recency:0.1", "history=keep", "generated=keep"}, names); diff != "" {
 		t.Errorf("ablations of vector+bm25 (-want +got):\n%s", diff)
 	}
 	for _, m := range Ablations(ranker.DefaultWeights()) {

@@ -243,6 +243,28 @@ func TestSearchKeepHistory(t *testing.T) {
 	}
 }
 
+// --keep-generated asks for generated=keep; without it the field is left to the
+// service's default (demote).
+func TestSearchKeepGenerated(t *testing.T) {
+	f := newFake(t)
+	for _, c := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"search", "venv", "--keep-generated"}, "keep"},
+		{[]string{"search", "venv", "--keep-generated", "--keep-history"}, "keep"},
+		{[]string{"search", "venv"}, nil},
+	} {
+		if code, _, errs := run(t, f, false, c.args...); code != 0 {
+			t.Fatalf("%v: exit %d %s", c.args, code, errs)
+		}
+		body := f.search.Load()
+		if body == nil || (*body)["generated"] != c.want {
+			t.Errorf("%v: search body %v, want generated %v", c.args, body, c.want)
+		}
+	}
+}
+
 func TestExitCodesAndMessages(t *testing.T) {
 	f := newFake(t)
 	cases := []struct {

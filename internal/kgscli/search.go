@@ -17,7 +17,7 @@ func newSearchCmd(o *options) *cobra.Command {
 	var req apiclient.SearchRequest
 	var format string
 	var mmr float64
-	var noExpand, keepHistory bool
+	var noExpand, keepHistory, keepGenerated bool
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search; a table with score breakdowns by default, or the service's TOON or JSON",
@@ -48,6 +48,9 @@ func newSearchCmd(o *options) *cobra.Command {
 			if keepHistory {
 				req.History = "keep"
 			}
+			if keepGenerated {
+				req.Generated = "keep"
+			}
 			if format == "table" {
 				ans, err := o.search().SearchJSON(cmd.Context(), req)
 				if err != nil {
@@ -76,6 +79,7 @@ func newSearchCmd(o *options) *cobra.Command {
 	fl.Float64Var(&mmr, "mmr", 0, "MMR diversity lambda in [0,1] (off unless given)")
 	fl.BoolVar(&noExpand, "no-expand", false, "no entity expansion through the graph")
 	fl.BoolVar(&keepHistory, "keep-history", false, "keep release notes, changelogs and what's-new pages at their full score (history=keep); by default they rank at 0.7 unless the query asks about versions")
+	fl.BoolVar(&keepGenerated, "keep-generated", false, "keep source listings and generated indexes (Sphinx _modules/, genindex, module indexes) at their full score (generated=keep); by default they rank at 0.7, listings unless the query asks for source code")
 	fl.BoolVar(&req.Explain, "explain", false, "show weights, fusion and each retriever's hits and time")
 	fl.StringVar(&format, "format", "table", "output: table, toon (the service's answer) or json")
 	return cmd

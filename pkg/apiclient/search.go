@@ -21,6 +21,7 @@ type SearchRequest struct {
 	MMR             *float64 `json:"mmr,omitempty"`
 	Expand          *bool    `json:"expand,omitempty"`
 	History         string   `json:"history,omitempty"`
+	Generated       string   `json:"generated,omitempty"`
 	Explain         bool     `json:"explain,omitempty"`
 	Format          string   `json:"format,omitempty"`
 }

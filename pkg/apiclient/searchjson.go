@@ -164,6 +164,8 @@ func (r *SearchRequest) setParam(name, s string) error {
 		r.Fusion = s
 	case "history":
 		r.History = s
+	case "generated":
+		r.Generated = s
 	case "format":
 		r.Format = s
 	case "k", "offset", "mmr", "expand", "explain":

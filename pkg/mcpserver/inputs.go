@@ -24,6 +24,7 @@ type SearchInput struct {
 	MMR             *float64 `json:"mmr,omitempty" jsonschema:"diversify results with MMR: lambda in [0,1], lower is more diverse (default off)"`
 	Expand          *bool    `json:"expand,omitempty" jsonschema:"expand the query's entities through the knowledge graph (default true)"`
 	History         string   `json:"history,omitempty" jsonschema:"version-history pages (release notes, changelogs, what's new): demote (default; they rank lower unless the query asks about versions or changes) or keep"`
+	Generated       string   `json:"generated,omitempty" jsonschema:"source listings and generated indexes (Sphinx _modules/ and genindex pages, module indexes, whole-site tables of contents): demote (default; they rank lower, source listings keep their score when the query asks for source code) or keep"`
 	Explain         bool     `json:"explain,omitempty" jsonschema:"add how the score was computed: weights, hits and time per retriever"`
 	Format          string   `json:"format,omitempty" jsonschema:"answer format: toon (default, compact tables) or json"`
 }

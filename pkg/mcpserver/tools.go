@@ -114,7 +114,7 @@ func (t *tools) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInp
 	body, _, err := t.d.Search.Search(ctx, apiclient.SearchRequest{
 		Q: in.Q, K: in.K, Offset: in.Offset, Tags: in.Tags, Domain: in.Domain, PublishedAfter: in.PublishedAfter,
 		PublishedBefore: in.PublishedBefore, Weights: in.Weights, Fusion: in.Fusion, MMR: in.MMR, Expand: in.Expand,
-		History: in.History, Explain: in.Explain, Format: format,
+		History: in.History, Generated: in.Generated, Explain: in.Explain, Format: format,
 	})
 	if err != nil {
 		return nil, nil, toolError("search", err)

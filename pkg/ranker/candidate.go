@@ -24,6 +24,9 @@ type Candidate struct {
 	// History marks a version-history page (IsVersionHistory): Request.HistoryFactor
 	// multiplies its final score.
 	History bool
+	// Generated marks a source listing or a generated index (PageGenerated):
+	// Request.SourceFactor or Request.IndexFactor multiplies its final score.
+	Generated Generated
 
 	// Chunk offsets in the document text, kept for citations.
 	Start, End int

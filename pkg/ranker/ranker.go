@@ -122,6 +122,30 @@ type Request struct {
 	// HistoryFactor, in [0,1], multiplies the final score of the candidates marked
 	// History; 0 leaves them as they are (the same as 1).
 	HistoryFactor float64
+	// SourceFactor and IndexFactor, in [0,1], multiply the final score of the
+	// candidates marked SourceListing and GeneratedIndex; 0 leaves them as they are
+	// (the same as 1).
+	SourceFactor, IndexFactor float64
+}
+
+// pageFactor is the product of the request's factors that apply to c: 1 when none does.
+func (req Request) pageFactor(c *Candidate) float64 {
+	f := 1.0
+	apply := func(x float64) {
+		if x > 0 && x < 1 {
+			f *= x
+		}
+	}
+	if c.History {
+		apply(req.HistoryFactor)
+	}
+	switch c.Generated {
+	case SourceListing:
+		apply(req.SourceFactor)
+	case GeneratedIndex:
+		apply(req.IndexFactor)
+	}
+	return f
 }
 
 // ErrBadRequest is wrapped by every error Rank returns for invalid request fields.
@@ -149,8 +173,13 @@ func (r *Ranker) Rank(req Request, cands []Candidate) ([]Result, error) {
 	if req.Limit < 0 {
 		return nil, fmt.Errorf("%w: limit must be >= 0, got %d", ErrBadRequest, req.Limit)
 	}
-	if math.IsNaN(req.HistoryFactor) || req.HistoryFactor < 0 || req.HistoryFactor > 1 {
-		return nil, fmt.Errorf("%w: history factor must be in [0,1], got %g", ErrBadRequest, req.HistoryFactor)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"history", req.HistoryFactor}, {"source", req.SourceFactor}, {"index", req.IndexFactor}} {
+		if math.IsNaN(f.v) || f.v < 0 || f.v > 1 {
+			return nil, fmt.Errorf("%w: %s factor must be in [0,1], got %g", ErrBadRequest, f.name, f.v)
+		}
 	}
 	if len(cands) == 0 {
 		return []Result{}, nil
@@ -181,11 +210,9 @@ func (r *Ranker) Rank(req Request, cands []Candidate) ([]Result, error) {
 	// keeps both strengths.
 	doc := aggregate(order, cands, bd, present)
 	r.fuse(fusion, w, doc.bd, doc.present, order)
-	if f := req.HistoryFactor; f > 0 && f < 1 {
-		for _, i := range order {
-			if cands[i].History {
-				doc.bd[i].Final *= f
-			}
+	for _, i := range order {
+		if f := req.pageFactor(&cands[i]); f != 1 {
+			doc.bd[i].Final *= f
 		}
 	}
 	slices.SortFunc(order, byFinal(doc.bd))

@@ -227,6 +227,8 @@ func TestBadInput(t *testing.T) {
 		{name: "expand", get: "q=x&expand=maybe", field: "expand"},
 		{name: "history", get: "q=x&history=hide", field: "history"},
 		{name: "history in body", post: `{"q":"x","history":"drop"}`, field: "history"},
+		{name: "generated", get: "q=x&generated=hide", field: "generated"},
+		{name: "generated in body", post: `{"q":"x","generated":true}`, field: "generated"},
 		{name: "published_after", get: "q=x&published_after=yesterday", field: "published_after"},
 		{name: "published_before", get: "q=x&published_before=2025-13-45", field: "published_before"},
 		{name: "dates reversed", get: "q=x&published_after=2025-02-01&published_before=2025-01-01", field: "published_after"},
@@ -325,7 +327,7 @@ func TestInjectionStrings(t *testing.T) {
 		strings.Repeat("(", 500),
 		"\xff\xfe invalid utf-8",
 	}
-	fields := []string{"q", "k", "offset", "tags", "domain", "published_after", "published_before", "weights", "fusion", "mmr", "expand", "history", "explain", "format"}
+	fields := []string{"q", "k", "offset", "tags", "domain", "published_after", "published_before", "weights", "fusion", "mmr", "expand", "history", "generated", "explain", "format"}
 	for _, a := range attacks {
 		for _, f := range fields {
 			v := url.Values{"q": {"replication"}}

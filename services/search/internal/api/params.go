@@ -34,15 +34,16 @@ type body struct {
 	MMR             json.RawMessage `json:"mmr"`
 	Expand          *bool           `json:"expand"`
 	History         string          `json:"history"`
+	Generated       string          `json:"generated"`
 	Explain         *bool           `json:"explain"`
 	Format          string          `json:"format"`
 }
 
 // fields is the request in string form, whichever method it came by.
 type fields struct {
-	q, k, offset, domain, after, before, weights, fusion, mmr, expand, history, explain string
-	tags                                                                                []string
-	hasQ                                                                                bool
+	q, k, offset, domain, after, before, weights, fusion, mmr, expand, history, generated, explain string
+	tags                                                                                           []string
+	hasQ                                                                                           bool
 	// body is set for a POST search, whose fields come from a JSON body.
 	body bool
 	// format is the body's "format" (a POST search); the URL's ?format= and the
@@ -55,7 +56,7 @@ func fromQuery(v url.Values) fields {
 		q: v.Get("q"), k: v.Get("k"), offset: v.Get("offset"), domain: v.Get("domain"),
 		after: v.Get("published_after"), before: v.Get("published_before"), weights: v.Get("weights"),
 		fusion: v.Get("fusion"), mmr: v.Get("mmr"), expand: v.Get("expand"), history: v.Get("history"),
-		explain: v.Get("explain"),
+		generated: v.Get("generated"), explain: v.Get("explain"),
 	}
 	_, f.hasQ = v["q"]
 	for _, t := range v["tags"] {
@@ -78,7 +79,7 @@ func fromBody(r io.Reader) (fields, error) {
 		return fields{}, err
 	}
 	f := fields{domain: b.Domain, after: b.PublishedAfter, before: b.PublishedBefore, fusion: b.Fusion,
-		history: b.History, format: b.Format, body: true}
+		history: b.History, generated: b.Generated, format: b.Format, body: true}
 	if err := checkFormat(b.Format); err != nil {
 		return fields{}, err
 	}
@@ -211,6 +212,13 @@ func (f fields) request() (pipeline.Request, error) {
 		req.KeepHistory = true
 	default:
 		return req, httpserver.BadRequest("history", fmt.Sprintf(`must be "demote" (the default: release notes and changelogs rank lower unless the query asks about versions) or "keep", got %q`, clip(f.history)))
+	}
+	switch g := strings.ToLower(strings.TrimSpace(f.generated)); g {
+	case "", "demote":
+	case "keep":
+		req.KeepGenerated = true
+	default:
+		return req, httpserver.BadRequest("generated", fmt.Sprintf(`must be "demote" (the default: source listings and generated indexes rank lower; listings keep their score when the query asks for source code) or "keep", got %q`, clip(f.generated)))
 	}
 	if req.Explain, err = parseBool(f.explain, false); err != nil {
 		return req, httpserver.BadRequest("explain", err.Error())

@@ -123,3 +123,36 @@ func TestHistoryParam(t *testing.T) {
 		}
 	}
 }
+
+// generated=keep reaches the pipeline request from a URL and from a body, in any
+// case; demote and no value leave source listings and generated indexes ranked lower.
+func TestGeneratedParam(t *testing.T) {
+	for _, c := range []struct {
+		query, body string
+		keep        bool
+	}{
+		{query: "q=x&generated=keep", keep: true},
+		{query: "q=x&generated=Keep", keep: true},
+		{query: "q=x&generated=demote"},
+		{query: "q=x&history=keep"},
+		{query: "q=x"},
+		{body: `{"q":"x","generated":"keep"}`, keep: true},
+		{body: `{"q":"x","generated":"demote"}`},
+		{body: `{"q":"x","history":"keep"}`},
+	} {
+		var f fields
+		if c.body != "" {
+			var err error
+			if f, err = fromBody(strings.NewReader(c.body)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			v, _ := url.ParseQuery(c.query)
+			f = fromQuery(v)
+		}
+		req, err := f.request()
+		if err != nil || req.KeepGenerated != c.keep {
+			t.Errorf("%s%s: KeepGenerated %v, err %v; want %v", c.query, c.body, req.KeepGenerated, err, c.keep)
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 var (
 	searchParams = httpserver.QuerySpec{
 		Names: []string{"q", "k", "offset", "tags", "tag", "domain", "published_after", "published_before",
-			"weights", "fusion", "mmr", "expand", "history", "explain", "format"},
+			"weights", "fusion", "mmr", "expand", "history", "generated", "explain", "format"},
 		Repeat: []string{"tags", "tag"},
 		Instead: map[string]string{"limit": "k", "size": "k", "n": "k", "top_k": "k", "count": "k", "num": "k",
 			"page": "offset", "from": "offset", "start": "offset", "skip": "offset",

@@ -48,13 +48,16 @@ type Doc struct {
 	// History marks version history (release notes, a changelog, a "what's new"
 	// page), which ranks lower unless the query asks about versions.
 	History bool
+	// Generated marks a source listing or a generated index (ranker.PageGenerated),
+	// which ranks lower unless the query asks for source code (listings only).
+	Generated ranker.Generated
 }
 
 // DocFromStore converts a store document.
 func DocFromStore(d store.Document) Doc {
 	return Doc{ID: d.ID, URL: d.URL, Title: d.Title, Domain: d.Domain, Tags: d.Tags,
 		Published: d.PublishedAt, Updated: d.UpdatedAt, ContentHash: d.ContentHash,
-		History: ranker.IsVersionHistory(d.URL, d.Title)}
+		History: ranker.IsVersionHistory(d.URL, d.Title), Generated: ranker.PageGenerated(d.URL, d.Title)}
 }
 
 // Config tunes the indexer.

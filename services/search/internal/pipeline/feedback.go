@@ -100,6 +100,7 @@ func (p *Pipeline) feedbackSeeds(s *search, list []ranker.Candidate) ([]kgapi.Fe
 	ranked, err := p.rk.Rank(ranker.Request{
 		Query:   ranker.Query{Text: s.q.Normalized, Embedding: s.qvec},
 		Weights: w, Fusion: s.req.Fusion, Limit: feedbackSeeds, HistoryFactor: s.historyFactor(),
+		SourceFactor: s.sourceFactor(), IndexFactor: s.indexFactor(),
 	}, list)
 	if err != nil {
 		return nil, err

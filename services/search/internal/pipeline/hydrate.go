@@ -181,7 +181,7 @@ func fillFromChunk(c *cand, ch store.Chunk) {
 func applyDoc(c *cand, d indexer.Doc) {
 	c.docKnown = true
 	c.c.URL, c.c.Title, c.c.Tags = d.URL, d.Title, d.Tags
-	c.c.History = d.History
+	c.c.History, c.c.Generated = d.History, d.Generated
 	c.c.ContentKey = d.ContentHash // copies of one page at several URLs make one result
 	// Only the page's own date counts for recency and the timestamp: the store's
 	// updated_at is when the crawler last wrote the row, which says nothing about the

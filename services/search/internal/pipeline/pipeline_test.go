@@ -605,3 +605,54 @@ func TestVersionHistoryRanksLower(t *testing.T) {
 		t.Errorf("query about versions: score %.4f, kept %.4f, notes %q", asked, kept, askedNotes)
 	}
 }
+
+// A source listing and a generated index rank at 0.7 of their score unless the
+// request keeps generated pages; a query asking for source code keeps the listing's
+// full score but not the index's; explain says which applied.
+func TestGeneratedPagesRankLower(t *testing.T) {
+	e := searchtest.New(t, searchtest.Options{})
+	listing := "https://docs.example.org/_modules/replica/standby.html"
+	index := "https://docs.example.org/genindex.html"
+	e.Add(t, append(corpus(),
+		searchtest.Doc{URL: listing, Title: "replica.standby — Example 2.0 documentation",
+			Chunks: []searchtest.Chunk{{Heading: "Source code for replica.standby", Text: "def replay(wal): # the standby replays WAL records streamed from the primary\n    for record in wal: apply(record)"}}},
+		searchtest.Doc{URL: index, Title: "Index — Example 2.0 documentation",
+			Chunks: []searchtest.Chunk{{Heading: "R", Text: "replay() (replica.standby function) · replica.standby (module) · standby server · streaming replication · WAL replay"}}})...)
+	score := func(req pipeline.Request, url string) (float64, []string) {
+		req.Explain = true
+		resp := search(t, e, req)
+		for _, r := range resp.Results {
+			if r.URL == url {
+				return r.Score, resp.Explain.Notes
+			}
+		}
+		t.Fatalf("%q (keep %v): %s not in the results %v", req.Query, req.KeepGenerated, url, urls(resp))
+		return 0, nil
+	}
+	hasNote := func(notes []string, part string) bool {
+		return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, part) })
+	}
+	q := "standby replays wal records from the primary"
+	for _, u := range []string{listing, index} {
+		kept, keptNotes := score(pipeline.Request{Query: q, KeepGenerated: true}, u)
+		demoted, notes := score(pipeline.Request{Query: q}, u)
+		if math.Abs(demoted-0.7*kept) > 1e-3 {
+			t.Errorf("%s: score %.4f by default, %.4f with generated pages kept: want 0.7 × the kept score", u, demoted, kept)
+		}
+		if !hasNote(notes, "rank lower") || hasNote(keptNotes, "rank lower") {
+			t.Errorf("%s: explain notes: demoted %q, kept %q", u, notes, keptNotes)
+		}
+	}
+	// A query asking for source code keeps the listing's full score, not the index's.
+	q = "source code of the standby that replays wal records"
+	kept, _ := score(pipeline.Request{Query: q, KeepGenerated: true}, listing)
+	asked, notes := score(pipeline.Request{Query: q}, listing)
+	if math.Abs(asked-kept) > 1e-9 || !hasNote(notes, "asks for source code") {
+		t.Errorf("query for source code: listing score %.4f, kept %.4f, notes %q", asked, kept, notes)
+	}
+	kept, _ = score(pipeline.Request{Query: q, KeepGenerated: true}, index)
+	asked, _ = score(pipeline.Request{Query: q}, index)
+	if math.Abs(asked-0.7*kept) > 1e-3 {
+		t.Errorf("query for source code: index score %.4f, want 0.7 × %.4f", asked, kept)
+	}
+}

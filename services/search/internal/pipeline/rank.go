@@ -23,11 +23,11 @@ func (p *Pipeline) rank(s *search) error {
 	for _, e := range s.q.Entities {
 		ents = append(ents, e.Text)
 	}
-	req, history := s.req, s.historyFactor()
+	req, history, source, index := s.req, s.historyFactor(), s.sourceFactor(), s.indexFactor()
 	ranked, err := p.rk.Rank(ranker.Request{
 		Query:   ranker.Query{Text: s.q.Normalized, Entities: ents, Embedding: s.qvec},
 		Weights: s.weights, Fusion: req.Fusion, MMR: req.MMR, Lambda: req.Lambda, Limit: req.Offset + req.K,
-		HistoryFactor: history,
+		HistoryFactor: history, SourceFactor: source, IndexFactor: index,
 	}, list)
 	if err != nil {
 		if errors.Is(err, ranker.ErrBadRequest) {
@@ -45,6 +45,17 @@ func (p *Pipeline) rank(s *search) error {
 		case !req.KeepHistory:
 			s.notes = append(s.notes, "the query asks about versions or changes, so version-history pages keep their full score")
 		}
+	}
+	if slices.ContainsFunc(s.ranked, func(r ranker.Result) bool { return r.Candidate.Generated == ranker.SourceListing }) {
+		switch {
+		case source < 1:
+			s.notes = append(s.notes, fmt.Sprintf("source listings rank lower: their score × %g; generated=keep leaves them as they are", source))
+		case !req.KeepGenerated:
+			s.notes = append(s.notes, "the query asks for source code, so source listings keep their full score")
+		}
+	}
+	if index < 1 && slices.ContainsFunc(s.ranked, func(r ranker.Result) bool { return r.Candidate.Generated == ranker.GeneratedIndex }) {
+		s.notes = append(s.notes, fmt.Sprintf("generated indexes and tables of contents rank lower: their score × %g; generated=keep leaves them as they are", index))
 	}
 	s.took.rank = time.Since(t)
 	p.observe("rank", s.took.rank)
@@ -129,4 +140,23 @@ func (s *search) historyFactor() float64 {
 		return 1
 	}
 	return ranker.DefaultHistoryFactor
+}
+
+// sourceFactor is the factor on source listings' scores for this search:
+// ranker.DefaultGeneratedFactor unless the request keeps generated pages
+// (generated=keep) or the query asks for source code.
+func (s *search) sourceFactor() float64 {
+	if s.req.KeepGenerated || ranker.AsksForSource(s.q.Normalized) {
+		return 1
+	}
+	return ranker.DefaultGeneratedFactor
+}
+
+// indexFactor is the factor on generated indexes' scores for this search:
+// ranker.DefaultGeneratedFactor unless the request keeps generated pages.
+func (s *search) indexFactor() float64 {
+	if s.req.KeepGenerated {
+		return 1
+	}
+	return ranker.DefaultGeneratedFactor
 }

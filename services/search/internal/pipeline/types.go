@@ -27,6 +27,7 @@ type Request struct {
 	Lambda          float64 // MMR lambda in [0,1]
 	Expand          bool
 	KeepHistory     bool // version-history pages keep their full score (ranker.IsVersionHistory)
+	KeepGenerated   bool // source listings and generated indexes keep their full score (ranker.PageGenerated)
 	Explain         bool
 }
 

@@ -1,0 +1,110 @@
+package ranker
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Generated is the kind of page a documentation generator writes by itself, beside
+// the pages people wrote: a listing of the project's source code or an index of
+// names. Neither answers a question in its own words, yet both repeat the names and
+// identifiers of every page they point to, so text and vector retrieval both find
+// them: on the Django documentation crawled with default settings the source
+// listings were 153 of 691 pages and took 125 of the full pipeline's 670 top-10
+// places (docs/adr/0012-generated-pages.md).
+type Generated uint8
+
+const (
+	// NotGenerated is a page people wrote.
+	NotGenerated Generated = iota
+	// SourceListing is a page of highlighted source code: Sphinx viewcode's
+	// _modules/ pages, rustdoc's src/ pages, Doxygen's *_source.html, javadoc's
+	// src-html/.
+	SourceListing
+	// GeneratedIndex is an index of names or a whole-site table of contents: Sphinx's
+	// genindex and module indexes, DocBook's bookindex, javadoc's index-all, a
+	// texinfo "Concept Index" node, a "documentation contents" page.
+	GeneratedIndex
+)
+
+// String names the kind as explain and the API do.
+func (g Generated) String() string {
+	switch g {
+	case SourceListing:
+		return "source listing"
+	case GeneratedIndex:
+		return "generated index"
+	default:
+		return ""
+	}
+}
+
+// DefaultGeneratedFactor multiplies the final score of a source listing unless the
+// query asks about source code, and of a generated index always. The same factor as
+// version history's (DefaultHistoryFactor), measured on three corpora
+// (docs/adr/0012-generated-pages.md).
+const DefaultGeneratedFactor = 0.7
+
+// sourceSegment matches a URL path segment that holds source listings: Sphinx
+// viewcode writes them under _modules/, javadoc under src-html/.
+var sourceSegment = regexp.MustCompile(`(?i)^(?:_modules|src-html)$`)
+
+// sourceTitle matches the titles generators give source listings: "Source code for
+// django.views.generic.dates" (Sphinx viewcode's heading, the title of some themes),
+// rustdoc's "lib.rs - source", Doxygen's "libfoo: src/foo.c Source File".
+var sourceTitle = regexp.MustCompile(`(?i)(^\s*source\s+code\s+for\s|\.\w{1,5}\s+-\s+source\b|\.\w{1,5}\s+source\s+file\s*$)`)
+
+// indexFile matches the last segment of a generated index: Sphinx's genindex.html,
+// genindex-A.html, genindex-all.html, py-modindex.html (any domain's module index),
+// DocBook's bookindex.html, javadoc's index-all.html and allclasses-index.html.
+var indexFile = regexp.MustCompile(`(?i)^(?:genindex(?:-[^/.]+)?|[a-z]+-modindex|bookindex|index-all|all(?:classes|packages)-index)\.html?$`)
+
+// indexTitle matches the titles of generated indexes and whole-site tables of
+// contents: "Index — Python 3.11 documentation", "Python Module Index", "Concept
+// Index (GNU Octave)", "Django documentation contents", "Table of Contents". An
+// index word must end the title or come before the site's name after a separator,
+// so "Index Expressions", "Indexing Cell Arrays" and "Partial Indexes" are not.
+var indexTitle = regexp.MustCompile(`(?i)^\s*(?:(?:general|concept|function|variable|module|[a-z]+\s+module|class|operator|keyword|program)\s+)?index\s*(?:$|[—–|:(-])|^\s*(?:[\w.+-]+\s+){0,3}documentation\s+contents\s*(?:$|[—–|:(-])|^\s*table\s+of\s+contents\s*(?:$|[—–|:(-])`)
+
+// PageGenerated reports whether a page is a source listing or a generated index,
+// judged from its URL path and title.
+func PageGenerated(rawURL, title string) Generated {
+	if sourceTitle.MatchString(title) {
+		return SourceListing
+	}
+	if indexTitle.MatchString(title) {
+		return GeneratedIndex
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return NotGenerated
+	}
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	dirs, last := segs[:len(segs)-1], strings.ToLower(segs[len(segs)-1])
+	for _, seg := range dirs {
+		if sourceSegment.MatchString(seg) {
+			return SourceListing
+		}
+	}
+	if strings.HasSuffix(last, "_source.html") || strings.HasSuffix(last, "_source.htm") ||
+		(strings.HasSuffix(last, ".rs.html") && slices.ContainsFunc(dirs, func(d string) bool { return strings.EqualFold(d, "src") })) {
+		return SourceListing
+	}
+	if indexFile.MatchString(last) {
+		return GeneratedIndex
+	}
+	return NotGenerated
+}
+
+// sourceQuery matches a query that asks for source code, for which a source listing
+// is what the user wants: "source code of the login view", "how is get_object_or_404
+// implemented", "where is Signal defined", "implementation of lru_cache". "Implement"
+// as what the user will do ("how do I implement a custom backend") does not count.
+var sourceQuery = regexp.MustCompile(`(?i)(\bsource\s+code\b|\bsource\s+(?:of|for)\b|\bimplementation\s+(?:of|for)\b|` +
+	`\b(?:how|where)\s+(?:is|are|was|were)\b.*\b(?:implemented|defined)\b|\bunder\s+the\s+hood\b)`)
+
+// AsksForSource reports whether a query asks for source code, so that source
+// listings keep their full score.
+func AsksForSource(query string) bool { return sourceQuery.MatchString(query) }
