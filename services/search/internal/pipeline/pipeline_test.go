@@ -636,8 +636,8 @@ func TestGeneratedPagesRankLower(t *testing.T) {
 	for _, u := range []string{listing, index} {
 		kept, keptNotes := score(pipeline.Request{Query: q, KeepGenerated: true}, u)
 		demoted, notes := score(pipeline.Request{Query: q}, u)
-		if math.Abs(demoted-0.7*kept) > 1e-3 {
-			t.Errorf("%s: score %.4f by default, %.4f with generated pages kept: want 0.7 × the kept score", u, demoted, kept)
+		if math.Abs(demoted-ranker.DefaultGeneratedFactor*kept) > 1e-3 {
+			t.Errorf("%s: score %.4f by default, %.4f with generated pages kept: want %g × the kept score", u, demoted, kept, ranker.DefaultGeneratedFactor)
 		}
 		if !hasNote(notes, "rank lower") || hasNote(keptNotes, "rank lower") {
 			t.Errorf("%s: explain notes: demoted %q, kept %q", u, notes, keptNotes)
@@ -652,7 +652,7 @@ func TestGeneratedPagesRankLower(t *testing.T) {
 	}
 	kept, _ = score(pipeline.Request{Query: q, KeepGenerated: true}, index)
 	asked, _ = score(pipeline.Request{Query: q}, index)
-	if math.Abs(asked-0.7*kept) > 1e-3 {
-		t.Errorf("query for source code: index score %.4f, want 0.7 × %.4f", asked, kept)
+	if math.Abs(asked-ranker.DefaultGeneratedFactor*kept) > 1e-3 {
+		t.Errorf("query for source code: index score %.4f, want %g × %.4f", asked, ranker.DefaultGeneratedFactor, kept)
 	}
 }
