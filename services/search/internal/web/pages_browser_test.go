@@ -93,7 +93,7 @@ func TestBrowserPages(t *testing.T) {
 		"/documents?domain=site.test", "/documents?domain=site.test&removed=3&more=1",
 		"/crawls?status=bogus", "/crawls?status=queued", "/crawls?status=done&limit=1", "/documents?limit=abc",
 		"/documents?domain=" + url.QueryEscape("https://docs.python.org/3/library/"), "/documents?domain=nothing.test", "/?k=abc", "/?q=x&lambda=abc&mmr=on",
-		"/?q=python+venv&history=keep", "/?q=x&history=newest"}
+		"/?q=python+venv&history=keep", "/?q=x&history=newest", "/?q=python+venv&generated=keep", "/?q=x&generated=all"}
 	for _, width := range []int64{1280, 390, 375} {
 		s.do(chromedp.EmulateViewport(width, 900))
 		for _, p := range pages {
@@ -138,7 +138,8 @@ func TestBrowserPages(t *testing.T) {
 	}
 	s.keyboard(t, site)
 	s.errorLinkFocusesTheField(t, site)
-	s.historyBox(t, site)
+	s.keepBox(t, site, "history", "Keep release notes and changelogs at full rank")
+	s.keepBox(t, site, "generated", "Keep source listings and generated indexes at full rank")
 	s.crawlProgress(t, site)
 	s.crawlsListLive(t)
 	s.crawlsListNew(t)
@@ -231,31 +232,32 @@ func (s *stack) errorLinkFocusesTheField(t *testing.T, site string) {
 	}
 }
 
-// historyBox ticks "Keep release notes and changelogs at full rank" from the
+// keepBox ticks a "Keep … at full rank" box (id, the API field it sends) from the
 // keyboard (space on the focused box) and applies the form: the address says
-// history=keep and the page comes back with the box ticked in the open options
-// panel. Clicking its label unticks it, and the next search leaves history out.
-func (s *stack) historyBox(t *testing.T, site string) {
+// id=keep and the page comes back with the box ticked in the open options panel.
+// Clicking its label unticks it, and the next search leaves the field out.
+func (s *stack) keepBox(t *testing.T, site, id, label string) {
 	s.do(chromedp.Navigate(site+"/?q=python+venv"), chromedp.WaitVisible(chromedp.ID("q")),
-		chromedp.Click(chromedp.CSS(`details.options summary`)), chromedp.WaitVisible(chromedp.ID("history")),
-		chromedp.Focus(chromedp.ID("history")), chromedp.KeyEvent(" "))
-	if !eval[bool](s, `document.getElementById('history').checked`) {
-		t.Fatal("space on the focused history box did not tick it")
+		chromedp.Click(chromedp.CSS(`details.options summary`)), chromedp.WaitVisible(chromedp.ID(id)),
+		chromedp.Focus(chromedp.ID(id)), chromedp.KeyEvent(" "))
+	el := `document.getElementById('` + id + `')`
+	if !eval[bool](s, el+`.checked`) {
+		t.Fatalf("space on the focused %s box did not tick it", id)
 	}
 	s.do(chromedp.Click(chromedp.CSS(`details.options button[type=submit]`)))
-	s.until(`new URLSearchParams(location.search).get('history') === 'keep' && document.readyState === 'complete'`, 30*time.Second)
-	got := eval[[]string](s, `[String(document.getElementById('history').checked), String(document.querySelector('details.options').open),
-	  document.getElementById('history').labels[0].textContent, document.getElementById(document.getElementById('history').getAttribute('aria-describedby')).textContent]`)
-	if got[0] != "true" || got[1] != "true" || got[2] != "Keep release notes and changelogs at full rank" || !strings.Contains(got[3], "0.7") {
-		t.Errorf("after applying the ticked box the page shows checked, open, label, help = %q", got)
+	s.until(`new URLSearchParams(location.search).get('`+id+`') === 'keep' && document.readyState === 'complete'`, 30*time.Second)
+	got := eval[[]string](s, `[String(`+el+`.checked), String(document.querySelector('details.options').open),
+	  `+el+`.labels[0].textContent, document.getElementById(`+el+`.getAttribute('aria-describedby')).textContent]`)
+	if got[0] != "true" || got[1] != "true" || got[2] != label || !strings.Contains(got[3], "0.7") {
+		t.Errorf("after applying the ticked %s box the page shows checked, open, label, help = %q", id, got)
 	}
 	for _, problem := range eval[[]string](s, audit) {
-		t.Errorf("the page with the history box ticked: %s", problem)
+		t.Errorf("the page with the %s box ticked: %s", id, problem)
 	}
-	s.do(chromedp.Click(chromedp.CSS(`label[for=history]`)), chromedp.Click(chromedp.CSS(`details.options button[type=submit]`)))
-	s.until(`!new URLSearchParams(location.search).has('history') && new URLSearchParams(location.search).get('x') === '1' && document.readyState === 'complete'`, 30*time.Second)
-	if eval[bool](s, `document.getElementById('history').checked`) {
-		t.Error("the history box unticked by its label comes back ticked")
+	s.do(chromedp.Click(chromedp.CSS(`label[for=`+id+`]`)), chromedp.Click(chromedp.CSS(`details.options button[type=submit]`)))
+	s.until(`!new URLSearchParams(location.search).has('`+id+`') && new URLSearchParams(location.search).get('x') === '1' && document.readyState === 'complete'`, 30*time.Second)
+	if eval[bool](s, el+`.checked`) {
+		t.Errorf("the %s box unticked by its label comes back ticked", id)
 	}
 }
 

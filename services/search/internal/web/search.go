@@ -33,6 +33,7 @@ type form struct {
 	Lambda                                 float64
 	Expand                                 bool
 	KeepHistory                            bool   // history=keep: version-history pages at their full score
+	KeepGenerated                          bool   // generated=keep: source listings and generated indexes at their full score
 	K                                      string // results per page as typed, kept after an error
 }
 
@@ -49,13 +50,14 @@ var fieldNames = map[string]struct{ Label, ID string }{
 	"k": {"Results per page", "k"}, "offset": {"Result page (offset in the address)", ""},
 	"lambda": {"MMR λ", "lambda"}, "tag": {"Tags", "tags"}, "x": {"x (the address's mark of a sent form)", ""},
 	"history": {"Release notes at full rank", "history"},
+	"generated": {"Source listings and indexes at full rank", "generated"},
 }
 
 // searchQuery is what the search page reads from its URL: the API's search
 // parameters (an API query string opens as a page), the sliders, the MMR λ and
 // x=1, the mark of a sent form. Others (utm_source, ...) are ignored.
 var searchQuery = pageQuery{Path: "/", Known: []string{"q", "k", "offset", "tags", "tag", "domain", "published_after", "published_before",
-	"weights", "w_vector", "w_graph", "w_bm25", "w_recency", "w_title", "fusion", "mmr", "lambda", "expand", "history", "x"}, Lists: []string{"tags", "tag"}}
+	"weights", "w_vector", "w_graph", "w_bm25", "w_recency", "w_title", "fusion", "mmr", "lambda", "expand", "history", "generated", "x"}, Lists: []string{"tags", "tag"}}
 
 // withoutParams are the URL parameters a link "without" a field drops: the
 // sliders make the weights, the λ and the checkbox make mmr.
@@ -65,7 +67,7 @@ var withoutParams = map[string][]string{"weights": {"weights", "w_vector", "w_gr
 // inOptions are the controls inside the folded "Filters and ranking" panel, which
 // opens when one of them needs fixing.
 var inOptions = map[string]bool{"tags": true, "domain": true, "published_after": true, "published_before": true,
-	"w_vector": true, "w_graph": true, "w_bm25": true, "w_recency": true, "w_title": true, "fusion": true, "lambda": true, "expand": true, "history": true, "k": true}
+	"w_vector": true, "w_graph": true, "w_bm25": true, "w_recency": true, "w_title": true, "fusion": true, "lambda": true, "expand": true, "history": true, "generated": true, "k": true}
 
 // fieldError is a field the page asks the user to fix.
 type fieldError struct {
@@ -150,7 +152,7 @@ func readForm(v url.Values) (form, url.Values, *fieldError) {
 	}
 	f.Tags, f.Domain = v.Get("tags"), v.Get("domain")
 	f.After, f.Before = v.Get("published_after"), v.Get("published_before")
-	for _, name := range []string{"tags", "domain", "published_after", "published_before", "k", "offset", "fusion", "history"} {
+	for _, name := range []string{"tags", "domain", "published_after", "published_before", "k", "offset", "fusion", "history", "generated"} {
 		if s := v.Get(name); s != "" {
 			out.Set(name, s)
 		}
@@ -206,6 +208,7 @@ func readForm(v url.Values) (form, url.Values, *fieldError) {
 	// The box sends history=keep; unticked it sends nothing, the API's default
 	// (demote). The API's own spellings (KEEP, " keep") tick it too.
 	f.KeepHistory = strings.EqualFold(strings.TrimSpace(v.Get("history")), "keep")
+	f.KeepGenerated = strings.EqualFold(strings.TrimSpace(v.Get("generated")), "keep")
 	switch e := v.Get("expand"); {
 	case e != "":
 		out.Set("expand", e)
@@ -292,7 +295,7 @@ func (w *Web) searchPage(c *gin.Context) {
 		bad = &fieldError{Field: pe.Name, Message: pe.Problem + " " + pe.Accepts}
 	}
 	view := &searchView{Form: f, v: v}
-	view.OpenOptions = f.Tags != "" || f.Domain != "" || f.After != "" || f.Before != "" || f.MMR || !f.Expand || f.KeepHistory ||
+	view.OpenOptions = f.Tags != "" || f.Domain != "" || f.After != "" || f.Before != "" || f.MMR || !f.Expand || f.KeepHistory || f.KeepGenerated ||
 		f.Fusion != "weighted" || f.K != strconv.Itoa(pipeline.DefaultK)
 	for i, s := range signalNames {
 		view.Signals = append(view.Signals, sliderView{Key: s.Key, Label: s.Label, Value: f.Weights[i]})
@@ -377,6 +380,8 @@ func pageMessage(field, detail string) string {
 		return fmt.Sprintf("the first result shown must be a whole number from 0 to %d; follow the Next and Previous links.", pipeline.MaxOffset)
 	case "history":
 		return "tick the box to rank release notes and changelogs at their full score, or leave it unticked to rank them lower (the address's history takes keep or demote only)."
+	case "generated":
+		return "tick the box to rank source listings and generated indexes at their full score, or leave it unticked to rank them lower (the address's generated takes keep or demote only)."
 	}
 	return detail
 }

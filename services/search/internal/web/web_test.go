@@ -247,6 +247,7 @@ func TestSearchPageBadInput(t *testing.T) {
 		{"q=x&fusion=best", "fusion", "Fusion", ""},
 		{"q=x&mmr=2", "lambda", "MMR λ", ""},
 		{"q=x&history=newest", "history", "Release notes at full rank", "history takes keep or demote only"},
+		{"q=x&generated=all", "generated", "Source listings and indexes at full rank", "generated takes keep or demote only"},
 		{"q=x&k=500", "k", "Results per page", `value="500"`},
 		{"q=x&k=ten", "k", "Results per page", `value="ten"`},
 		{"q=x&tags=" + strings.Repeat("t,", 40), "tags", "Tags", `value="` + strings.Repeat("t,", 40) + `"`},
@@ -604,23 +605,33 @@ func TestResultPages(t *testing.T) {
 	}
 }
 
-// TestSearchPageHistoryBox: the form's "Keep release notes and changelogs at full
-// rank" box sends history=keep, which reaches the pipeline and comes back ticked
-// (in the opened options panel) and in the links to other searches; unticked on
-// a sent form, or history=demote, it is the API's default. Before the box, only
-// an address typed by hand could say history=keep.
-func TestSearchPageHistoryBox(t *testing.T) {
+// The history and generated boxes: each sends its field's keep to the pipeline,
+// shows ticked from the address (the API's spellings too), opens the options panel,
+// has a label and help, and the next page, a suggested query and a bookmark keep it.
+func TestSearchPageKeepBoxes(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		keep func(pipeline.Request) bool
+	}{
+		{"history", func(r pipeline.Request) bool { return r.KeepHistory }},
+		{"generated", func(r pipeline.Request) bool { return r.KeepGenerated }},
+	} {
+		t.Run(b.name, func(t *testing.T) { testKeepBox(t, b.name, b.keep) })
+	}
+}
+
+func testKeepBox(t *testing.T, name string, keepOf func(pipeline.Request) bool) {
 	r := newRig(t, nil)
 	c := r.client(t)
-	box := regexp.MustCompile(`<input id="history" name="history" type="checkbox" value="keep"( checked)?[^>]*>`)
+	box := regexp.MustCompile(`<input id="` + name + `" name="` + name + `" type="checkbox" value="keep"( checked)?[^>]*>`)
 	for _, tt := range []struct {
 		query string
 		keep  bool
 	}{
-		{"q=python+venv&x=1&history=keep", true},
-		{"q=python+venv&history=KEEP", true}, // the API's spellings tick it too
-		{"q=python+venv&x=1", false},         // a sent form with the box unticked
-		{"q=python+venv&history=demote", false},
+		{"q=python+venv&x=1&" + name + "=keep", true},
+		{"q=python+venv&" + name + "=KEEP", true}, // the API's spellings tick it too
+		{"q=python+venv&x=1", false},              // a sent form with the box unticked
+		{"q=python+venv&" + name + "=demote", false},
 		{"q=python+venv", false},
 	} {
 		status, body := get(t, c, r.srv.URL+"/?"+tt.query)
@@ -629,19 +640,19 @@ func TestSearchPageHistoryBox(t *testing.T) {
 			continue
 		}
 		r.search.mu.Lock()
-		got := r.search.last.KeepHistory
+		got := keepOf(r.search.last)
 		r.search.mu.Unlock()
 		if got != tt.keep {
-			t.Errorf("%s: the pipeline's KeepHistory is %v, want %v", tt.query, got, tt.keep)
+			t.Errorf("%s: the pipeline's keep is %v, want %v", tt.query, got, tt.keep)
 		}
 		m := box.FindStringSubmatch(body)
 		if m == nil {
-			t.Fatalf("%s: no history box on the page", tt.query)
+			t.Fatalf("%s: no %s box on the page", tt.query, name)
 		}
 		if ticked := m[1] != ""; ticked != tt.keep {
 			t.Errorf("%s: the box is ticked=%v, want %v", tt.query, ticked, tt.keep)
 		}
-		if !strings.Contains(m[0], `aria-describedby="history-help"`) || !strings.Contains(body, `<label for="history">`) || !strings.Contains(body, `id="history-help"`) {
+		if !strings.Contains(m[0], `aria-describedby="`+name+`-help"`) || !strings.Contains(body, `<label for="`+name+`">`) || !strings.Contains(body, `id="`+name+`-help"`) {
 			t.Errorf("%s: the box has no label or help: %s", tt.query, m[0])
 		}
 		if open := strings.Contains(body, `<details class="options" open>`); tt.keep && !open {
@@ -657,13 +668,13 @@ func TestSearchPageHistoryBox(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if keeps := strings.EqualFold(u.Query().Get("history"), "keep"); keeps != tt.keep {
-				t.Errorf("%s: the link %s is %s, want history=keep %v", tt.query, rel, link[1], tt.keep)
+			if keeps := strings.EqualFold(u.Query().Get(name), "keep"); keeps != tt.keep {
+				t.Errorf("%s: the link %s is %s, want %s=keep %v", tt.query, rel, link[1], name, tt.keep)
 			}
 		}
 	}
 	// The start page opened with the option (a bookmark) shows it ticked.
-	if _, body := get(t, c, r.srv.URL+"/?history=keep"); box.FindStringSubmatch(body) == nil || box.FindStringSubmatch(body)[1] == "" {
-		t.Errorf("the start page with history=keep does not tick the box")
+	if _, body := get(t, c, r.srv.URL+"/?"+name+"=keep"); box.FindStringSubmatch(body) == nil || box.FindStringSubmatch(body)[1] == "" {
+		t.Errorf("the start page with %s=keep does not tick the box", name)
 	}
 }
