@@ -85,13 +85,13 @@ func TestRRF(t *testing.T) {
 func TestAblations(t *testing.T) {
 	got := Ablations(ranker.DesignWeights())
 	want := map[string]string{
-		"no-graph":     "weights=vector:0.35,bm25:0.2,recency:0.1,title:0.1",
-		"no-expand":    "expand=false",
-		"graph-off":    "expand=false&weights=vector:0.35,bm25:0.2,recency:0.1,title:0.1",
-		"no-bm25":      "weights=vector:0.35,graph:0.25,recency:0.1,title:0.1",
-		"no-vector":    "weights=graph:0.25,bm25:0.2,recency:0.1,title:0.1",
-		"no-title":     "weights=vector:0.35,graph:0.25,bm25:0.2,recency:0.1",
-		"no-recency":   "weights=vector:0.35,graph:0.25,bm25:0.2,title:0.1",
+		"no-graph":       "weights=vector:0.35,bm25:0.2,recency:0.1,title:0.1",
+		"no-expand":      "expand=false",
+		"graph-off":      "expand=false&weights=vector:0.35,bm25:0.2,recency:0.1,title:0.1",
+		"no-bm25":        "weights=vector:0.35,graph:0.25,recency:0.1,title:0.1",
+		"no-vector":      "weights=graph:0.25,bm25:0.2,recency:0.1,title:0.1",
+		"no-title":       "weights=vector:0.35,graph:0.25,bm25:0.2,recency:0.1",
+		"no-recency":     "weights=vector:0.35,graph:0.25,bm25:0.2,title:0.1",
 		"keep-history":   "history=keep",
 		"keep-generated": "generated=keep",
 	}

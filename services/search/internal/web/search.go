@@ -49,7 +49,7 @@ var fieldNames = map[string]struct{ Label, ID string }{
 	"fusion": {"Fusion", "fusion"}, "mmr": {"MMR λ", "lambda"}, "expand": {"Expand", "expand"},
 	"k": {"Results per page", "k"}, "offset": {"Result page (offset in the address)", ""},
 	"lambda": {"MMR λ", "lambda"}, "tag": {"Tags", "tags"}, "x": {"x (the address's mark of a sent form)", ""},
-	"history": {"Release notes at full rank", "history"},
+	"history":   {"Release notes at full rank", "history"},
 	"generated": {"Source listings and indexes at full rank", "generated"},
 }
 
