@@ -14,7 +14,8 @@ func newMCPCmd(o *options) *cobra.Command {
 an IDE, any MCP client). The tools call the services at --search-url, --crawler-url and
 --kg-url with --api-key. Logs go to stderr; stdout carries only the protocol. A message
 that gives a key twice in one object is answered with a JSON-RPC Invalid Request error
-(code -32600) naming the key, as the search service's /mcp does, and the session goes on.`,
+(code -32600) naming the key, as the search service's /mcp does, and the session goes on;
+a message over 16 MiB is answered with the same kind of error and ends the session.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Requests keep --timeout; a crawl's event stream has none (apiclient drops it).

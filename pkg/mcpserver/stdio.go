@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -18,11 +20,15 @@ import (
 // whose decoder would keep the last value. It is answered on out with the
 // JSON-RPC Invalid Request error the HTTP endpoint sends, naming the key's path
 // in the message and data.field, and the session goes on with the next message.
-// The answer carries the message's id when that was given once (a number or a
-// string, in a message that is not a batch), so the client's call ends with the
-// error instead of waiting; otherwise its id is null. Every other input reaches
-// the SDK byte for byte, as it was sent. Closing the transport closes neither
-// in nor out.
+// Each JSON value of a line is checked, as the SDK serves each (several on one
+// line, apart by a carriage return, are several messages to its decoder). The
+// answer carries the message's id when that was given once (a number or a
+// string, in a request that is not a batch), so the client's call ends with the
+// error instead of waiting; otherwise its id is null. A message longer than the
+// SDK's limit (mcp.DefaultMaxLineLength) is answered with an Invalid Request
+// error and ends the session, as the SDK ends it. Every other input reaches the
+// SDK byte for byte, as it was sent. Closing the transport closes neither in nor
+// out.
 func StdioTransport(in io.Reader, out io.Writer) *mcp.IOTransport {
 	w := &lockedWriter{w: out}
 	return &mcp.IOTransport{
@@ -47,21 +53,27 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 func (*lockedWriter) Close() error { return nil }
 
 // dupKeyReader hands the SDK the input one message at a time, after checking
-// it. A message is the lines up to one that completes a JSON value (the MCP
-// stdio transport puts one message on a line; a value spread over lines is
-// checked whole too). What is not one valid JSON value (a syntax error, trailing
-// data) goes on unchecked, for the SDK to answer as it does; so does the rest of
-// the line of a message longer than limit, which the SDK refuses.
+// it. It reads the lines up to one that may complete a JSON value (the MCP stdio
+// transport puts one message on a line; a value spread over lines is checked
+// whole too), then checks each JSON value in them as the SDK's decoder will read
+// it: a line may hold several, apart by white space such as a carriage return,
+// and the SDK serves each. What is not a valid JSON value (a syntax error, a
+// value cut short) goes on unchecked from there, for the SDK to refuse as it
+// does: it reads no message past it. A message longer than limit, which the SDK
+// would refuse too, ends the input with errMessageTooLarge after an Invalid
+// Request error saying so: none of it reaches the SDK unchecked.
 type dupKeyReader struct {
 	src     *bufio.Reader
 	out     io.Writer
 	limit   int
 	frame   []byte // the lines of a message not yet complete
 	pending []byte // checked input the SDK has not read yet
-	pass    bool   // a line over limit: it goes on unchecked to its end
 	depth   nesting
 	err     error // the input's error, after pending
 }
+
+// errMessageTooLarge ends the input of a session sent a message over the limit.
+var errMessageTooLarge = errors.New("a message exceeds the length limit")
 
 func (r *dupKeyReader) Read(p []byte) (int, error) {
 	for len(r.pending) == 0 {
@@ -79,44 +91,61 @@ func (*dupKeyReader) Close() error { return nil }
 
 // next reads one line and decides what becomes of the message so far.
 func (r *dupKeyReader) next() {
-	if r.pass {
-		line, err := r.src.ReadSlice('\n')
-		r.pending = append([]byte(nil), line...)
-		switch {
-		case err == nil:
-			r.pass = false // the next line starts a message
-		case !errors.Is(err, bufio.ErrBufferFull):
-			r.err = err
-		}
-		return
-	}
 	line, err := r.src.ReadSlice('\n')
 	r.frame = append(r.frame, line...)
 	r.depth.feed(line)
-	switch {
-	case len(r.frame) > r.limit:
-		r.release()
-		r.pass = true
+	// More is to come: the line goes on, or the message goes on inside an object,
+	// array or string.
+	if errors.Is(err, bufio.ErrBufferFull) || err == nil && !r.depth.closed() {
+		if len(r.frame) > r.limit {
+			r.tooLarge()
+		}
 		return
-	case errors.Is(err, bufio.ErrBufferFull):
-		return // the line goes on
-	case err == nil && !r.depth.closed():
-		return // inside an object, array or string: the message goes on
 	}
-	if json.Valid(r.frame) && r.refuse() {
-		r.frame, r.depth = r.frame[:0], nesting{}
-	} else {
-		r.release() // a message, white space, or what the SDK is to refuse
-	}
+	r.settle()
 	if err != nil {
 		r.err = err // the end of the input (or its failure), after what came before
 	}
 }
 
-// release hands the message so far to the SDK.
-func (r *dupKeyReader) release() {
-	r.pending, r.frame = r.frame, nil
-	r.depth = nesting{}
+// settle hands the SDK the values of the complete lines in frame and the white
+// space around them, less each value it refuses; from the first thing that is
+// not a valid value on, the rest goes on unchecked.
+func (r *dupKeyReader) settle() {
+	rest := r.frame
+	for len(rest) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(rest))
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			break // white space, or what the SDK is to refuse
+		}
+		end := int(dec.InputOffset())
+		keep := end // the white space before the value and the value
+		if r.refuse(rest[:end]) {
+			keep = 0
+			if start := end - len(v); start >= 0 && bytes.Equal(rest[start:end], v) {
+				keep = start // the white space before it stays
+			}
+		}
+		r.pending = append(r.pending, rest[:keep]...)
+		rest = rest[end:]
+		if keep < end && len(bytes.TrimLeft(rest, " \t\r\n")) == 0 {
+			rest = nil // a refused message's line ends with it
+		}
+	}
+	r.pending = append(r.pending, rest...)
+	r.frame, r.depth = r.frame[:0], nesting{}
+}
+
+// tooLarge answers a message longer than the limit with an Invalid Request
+// error and ends the input: the SDK reads none of it.
+func (r *dupKeyReader) tooLarge() {
+	b, err := invalidRequest(nil, "", fmt.Sprintf("a message exceeds %d bytes; send a smaller one", r.limit))
+	if err != nil {
+		b = []byte(internalRPCError)
+	}
+	_, _ = r.out.Write(append(b, '\n'))
+	r.frame, r.depth, r.err = nil, nesting{}, errMessageTooLarge
 }
 
 // nesting follows the brackets and strings of the lines of a message, so that
@@ -149,14 +178,14 @@ func (n *nesting) feed(b []byte) {
 // string, object or array (a stray closing bracket counts as closed too).
 func (n *nesting) closed() bool { return !n.inStr && n.depth <= 0 }
 
-// refuse answers the message with an Invalid Request error when it gives a key
-// twice in one object, and reports whether it did.
-func (r *dupKeyReader) refuse() bool {
+// refuse answers msg, one JSON value, with an Invalid Request error when it
+// gives a key twice in one object, and reports whether it did.
+func (r *dupKeyReader) refuse(msg []byte) bool {
 	var e *httpserver.Error
-	if err := httpserver.DuplicateKey(r.frame); !errors.As(err, &e) {
+	if err := httpserver.DuplicateKey(msg); !errors.As(err, &e) {
 		return false
 	}
-	b, err := invalidRequest(messageID(r.frame, e.Field), e.Field, e.Detail)
+	b, err := invalidRequest(messageID(msg), e.Field, e.Detail)
 	if err != nil {
 		b = []byte(internalRPCError)
 	}
@@ -166,19 +195,33 @@ func (r *dupKeyReader) refuse() bool {
 	return true
 }
 
-// messageID is the id of the message in data when it can be trusted: data is
-// one message (an object, not a batch), the key given twice (dup) is not its id,
-// and the id is a string or a number. Otherwise nil (null).
-func messageID(data []byte, dup string) json.RawMessage {
-	if dup == "id" {
+// messageID is the id of msg when an answer may carry it: msg is a request (an
+// object, not a batch, with a method: a response's id is one the server chose),
+// it gives "id" once, and the id is a string or a number. Otherwise nil (null).
+func messageID(msg []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
-		return nil
+	var id json.RawMessage
+	ids, method := 0, false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		switch key {
+		case "id":
+			ids, id = ids+1, v
+		case "method":
+			method = true
+		}
 	}
-	id := m["id"]
-	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+	if ids != 1 || !method || len(id) == 0 || !(id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
 		return nil
 	}
 	return id

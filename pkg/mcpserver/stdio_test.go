@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kgsearch/kgsearch/pkg/httpserver"
 )
 
 // TestStdioReaderChecksEachMessage feeds dupKeyReader input and compares what
@@ -22,21 +25,25 @@ func TestStdioReaderChecksEachMessage(t *testing.T) {
 		id, field     string // of the answer ("" when none)
 	}{
 		{"valid", `{"id":1,"a":1}` + "\n", `{"id":1,"a":1}` + "\n", "", ""},
-		{"duplicate", `{"id":1,"a":1,"a":2}` + "\n", "", "1", "a"},
-		{"string id", `{"id":"r-1","p":{"q":"a","q":"b"}}` + "\r\n", "", `"r-1"`, "p.q"},
+		{"duplicate", `{"id":1,"method":"x","a":1,"a":2}` + "\n", "", "1", "a"},
+		{"string id", `{"id":"r-1","method":"x","p":{"q":"a","q":"b"}}` + "\r\n", "", `"r-1"`, "p.q"},
 		{"the id itself", `{"id":1,"id":2}` + "\n", "", "null", "id"},
 		{"null id", `{"id":null,"a":1,"a":2}` + "\n", "", "null", "a"},
 		{"no id (a notification)", `{"method":"x","params":{"a":1,"a":2}}` + "\n", "", "null", "params.a"},
-		{"escaped", `{"id":7,"q":1,"\u0071":2}` + "\n", "", "7", "q"},
-		{"at the end without a newline", `{"id":3,"a":1,"a":2}`, "", "3", "a"},
-		{"over lines", "{\n  \"id\": 4,\n  \"a\": 1,\n  \"a\": 2\n}\n", "", "4", "a"},
+		{"escaped", `{"id":7,"method":"x","q":1,"\u0071":2}` + "\n", "", "7", "q"},
+		{"at the end without a newline", `{"id":3,"method":"x","a":1,"a":2}`, "", "3", "a"},
+		{"over lines", "{\n  \"id\": 4,\n  \"method\": \"x\",\n  \"a\": 1,\n  \"a\": 2\n}\n", "", "4", "a"},
 		{"valid over lines", "\n{\n  \"id\": 4\n}\n", "\n{\n  \"id\": 4\n}\n", "", ""},
 		{"batch", `[{"id":1,"method":"ping"},{"id":2,"k":1,"k":2}]` + "\n", "", "null", "[1].k"},
 		{"not JSON", "not json\n" + `{"id":5}` + "\n", "not json\n" + `{"id":5}` + "\n", "", ""},
-		{"trailing data", `{"id":1} {"id":2,"a":1,"a":2}` + "\n", `{"id":1} {"id":2,"a":1,"a":2}` + "\n", "", ""},
+		{"trailing data", `{"id":1} {"id":2,"method":"x","a":1,"a":2}` + "\n", `{"id":1} `, "2", "a"},
+		{"two on a line", `{"id":1,"method":"x","a":1,"a":2}` + "\r" + `{"id":2}` + "\n", "\r" + `{"id":2}` + "\n", "1", "a"},
+		{"then not JSON", `{"id":1}` + "\r" + `x {"id":2,"a":1,"a":2}` + "\n", `{"id":1}` + "\r" + `x {"id":2,"a":1,"a":2}` + "\n", "", ""},
+		{"id given twice after the key", `{"id":1,"method":"x","a":1,"a":2,"id":2}` + "\n", "", "null", "a"},
+		{"a response", `{"id":1,"result":{"a":1,"a":2}}` + "\n", "", "null", "result.a"},
 		{"cut short", `{"id":1,"a":`, `{"id":1,"a":`, "", ""},
-		{"brackets in strings", "{\"id\":8,\n\"s\":\"}]\\\"{\",\n\"s\":1}\n", "", "8", "s"},
-		{"after a refusal", `{"id":1,"a":1,"a":2}` + "\n" + `{"id":2,` + "\n" + `"b":[1]}` + "\n", `{"id":2,` + "\n" + `"b":[1]}` + "\n", "1", "a"},
+		{"brackets in strings", "{\"id\":8,\"method\":\"x\",\n\"s\":\"}]\\\"{\",\n\"s\":1}\n", "", "8", "s"},
+		{"after a refusal", `{"id":1,"method":"x","a":1,"a":2}` + "\n" + `{"id":2,` + "\n" + `"b":[1]}` + "\n", `{"id":2,` + "\n" + `"b":[1]}` + "\n", "1", "a"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -57,15 +64,27 @@ func TestStdioReaderChecksEachMessage(t *testing.T) {
 			checkStdioRefusal(t, out.String(), c.id, c.field)
 		})
 	}
-	// A message longer than the limit goes to the SDK unchecked (which refuses
-	// it); the next line is checked again.
-	var out bytes.Buffer
-	long := `{"id":1,"a":"` + strings.Repeat("x", 300) + `","a":2}` + "\n"
-	r := &dupKeyReader{src: bufio.NewReaderSize(strings.NewReader(long+`{"id":2,"b":1,"b":2}`+"\n"), 16), out: &out, limit: 100}
-	if got, err := io.ReadAll(r); err != nil || string(got) != long {
-		t.Errorf("over the limit: the SDK read %q (%v), want the long line", got, err)
+	// A message longer than the limit, which the SDK refuses and ends the session
+	// for, is answered and ends the input: none of it reaches the SDK unchecked,
+	// nor does the message after it. So does a line of the exact limit.
+	for _, long := range []string{
+		`{"id":1,"method":"x","a":"` + strings.Repeat("x", 300) + `","a":2}` + "\n",
+		`{"id":1,"a":"` + strings.Repeat("x", 100-len(`{"id":1,"a":"","a":2}`)) + `","a":2}` + "\n",
+		"{\n" + strings.Repeat(`"a":1,`+"\n", 30) + `"a":2}` + "\n",
+	} {
+		var out bytes.Buffer
+		r := &dupKeyReader{src: bufio.NewReaderSize(strings.NewReader(long+`{"id":2,"b":1,"b":2}`+"\n"), 16), out: &out, limit: 100}
+		got, err := io.ReadAll(r)
+		if len(long) > 101 && (!errors.Is(err, errMessageTooLarge) || len(got) != 0) {
+			t.Errorf("over the limit: the SDK read %q (%v), want nothing and errMessageTooLarge", got, err)
+		}
+		if len(long) > 101 && !strings.Contains(out.String(), `"code":-32600,"message":"a message exceeds 100 bytes; send a smaller one"`) {
+			t.Errorf("over the limit: answered %q, want an Invalid Request error saying the limit", out.String())
+		}
+		if len(long) <= 101 && (err != nil || string(got) != "") {
+			t.Errorf("at the limit: the SDK read %q (%v), want nothing: both messages refused", got, err)
+		}
 	}
-	checkStdioRefusal(t, out.String(), "2", "b")
 }
 
 // checkStdioRefusal checks line is one JSON-RPC Invalid Request error with id
@@ -171,6 +190,15 @@ func TestStdioRefusesDuplicateKeys(t *testing.T) {
 		send(c.msg)
 		checkStdioRefusal(t, answer(), c.id, c.field)
 	}
+	// Two messages on one line, apart by a carriage return: white space to the
+	// SDK's decoder, which reads and serves both. The one that gives a key twice
+	// is refused all the same, and the other is answered.
+	send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"search","arguments":{"q":"a","q":"b"}}}` +
+		"\r" + `{"jsonrpc":"2.0","id":11,"method":"ping"}`)
+	checkStdioRefusal(t, answer(), "10", "params.arguments.q")
+	if a := answer(); !strings.Contains(a, `"id":11`) || !strings.Contains(a, `"result"`) {
+		t.Errorf("the ping after the refused message on its line: %s", a)
+	}
 	if n := f.requests.Load(); n != 0 {
 		t.Errorf("refused messages reached a tool: %d searches", n)
 	}
@@ -185,21 +213,34 @@ func TestStdioRefusesDuplicateKeys(t *testing.T) {
 	}
 }
 
-// FuzzStdioReader: whatever the input, the reader does not fail or lose bytes:
-// when it answers nothing, the SDK reads the input unchanged; when it answers,
-// each answer is an Invalid Request error, and what the SDK reads is the input
-// without some of its bytes.
+// FuzzStdioReader: whatever the input, the reader does not fail or lose bytes,
+// and no value the SDK's decoder reads from it gives a key twice. When it
+// answers nothing, the SDK reads the input unchanged; when it answers, each
+// answer is an Invalid Request error and what the SDK reads is the input
+// without some of its bytes. Only an input over the limit ends with an error.
 func FuzzStdioReader(f *testing.F) {
 	for _, s := range []string{`{"id":1,"a":1}` + "\n", `{"id":1,"a":1,"a":2}` + "\n", "{\n\"id\":2,\n\"b\":[1,\n2]}\n",
-		`[{"id":1},{"id":2,"k":1,"k":2}]`, "not json\n", `{"s":"}\"{","s":1}`, "\n\n", `{"a":{"b":1,"b":2}}{"c":1}` + "\n"} {
+		`[{"id":1},{"id":2,"k":1,"k":2}]`, "not json\n", `{"s":"}\"{","s":1}`, "\n\n", `{"a":{"b":1,"b":2}}{"c":1}` + "\n",
+		`{"id":1}` + "\r" + `{"a":1,"a":2}` + "\n", "]\n" + `{"a":1,"a":2}` + "\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var out bytes.Buffer
-		r := &dupKeyReader{src: bufio.NewReaderSize(strings.NewReader(in), 16), out: &out, limit: 1 << 12}
+		const limit = 1 << 12
+		r := &dupKeyReader{src: bufio.NewReaderSize(strings.NewReader(in), 16), out: &out, limit: limit}
 		got, err := io.ReadAll(r)
-		if err != nil {
+		if err != nil && !(errors.Is(err, errMessageTooLarge) && len(in) > limit) {
 			t.Fatal(err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(got))
+		for {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				break
+			}
+			if e := httpserver.DuplicateKey(v); e != nil {
+				t.Fatalf("the SDK reads %s of %q, which gives a key twice", v, in)
+			}
 		}
 		if out.Len() == 0 {
 			if string(got) != in {
