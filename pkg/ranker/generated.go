@@ -20,7 +20,7 @@ const (
 	// NotGenerated is a page people wrote.
 	NotGenerated Generated = iota
 	// SourceListing is a page of highlighted source code: Sphinx viewcode's
-	// _modules/ pages, rustdoc's src/ pages, Doxygen's *_source.html, javadoc's
+	// _modules/ pages, rustdoc's src/ pages, Doxygen's *_8*_source.html, javadoc's
 	// src-html/.
 	SourceListing
 	// GeneratedIndex is an index of names or a whole-site table of contents: Sphinx's
@@ -58,7 +58,9 @@ var sourceTitle = regexp.MustCompile(`(?i)(^\s*source\s+code\s+for\s|\.\w{1,5}\s
 
 // indexFile matches the last segment of a generated index: Sphinx's genindex.html,
 // genindex-A.html, genindex-all.html, py-modindex.html (any domain's module index),
-// DocBook's bookindex.html, javadoc's index-all.html and allclasses-index.html.
+// DocBook's bookindex.html, javadoc's index-all.html and allclasses-index.html
+// (javadoc's index split by letter lies under index-files/, which PageGenerated
+// checks as a directory).
 var indexFile = regexp.MustCompile(`(?i)^(?:genindex(?:-[^/.]+)?|[a-z]+-modindex|bookindex|index-all|all(?:classes|packages)-index)\.html?$`)
 
 // indexTitle matches the titles of generated indexes and whole-site tables of
@@ -66,7 +68,17 @@ var indexFile = regexp.MustCompile(`(?i)^(?:genindex(?:-[^/.]+)?|[a-z]+-modindex
 // Index (GNU Octave)", "Django documentation contents", "Table of Contents". An
 // index word must end the title or come before the site's name after a separator,
 // so "Index Expressions", "Indexing Cell Arrays" and "Partial Indexes" are not.
-var indexTitle = regexp.MustCompile(`(?i)^\s*(?:(?:general|concept|function|variable|module|[a-z]+\s+module|class|operator|keyword|program)\s+)?index\s*(?:$|[—–|:(-])|^\s*(?:[\w.+-]+\s+){0,3}documentation\s+contents\s*(?:$|[—–|:(-])|^\s*table\s+of\s+contents\s*(?:$|[—–|:(-])`)
+// "Table of Contents" counts only alone: with a site's name after it, it is the
+// title of the page that documents a table-of-contents feature (Hugo's "Table of
+// contents | Hugo", Python-Markdown's toc extension, Asciidoctor's "Table of
+// Contents (ToC)").
+var indexTitle = regexp.MustCompile(`(?i)^\s*(?:(?:general|concept|function|variable|module|[a-z]+\s+module|class|operator|keyword|program)\s+)?index\s*(?:$|[—–|:(-])|^\s*(?:[\w.+-]+\s+){0,3}documentation\s+contents\s*(?:$|[—–|:(-])|^\s*table\s+of\s+contents\s*$`)
+
+// doxygenSource matches the last segment of a Doxygen source listing: the file's
+// name with "_" doubled and "." written "_8", then "_source.html"
+// (foo_8c_source.html, my__file_8hpp_source.html). A page people wrote whose
+// name merely ends in "_source" (data_source.html) does not have the "_8".
+var doxygenSource = regexp.MustCompile(`(?i)_8[a-z0-9+]+_source\.html?$`)
 
 // PageGenerated reports whether a page is a source listing or a generated index,
 // judged from its URL path and title.
@@ -88,11 +100,11 @@ func PageGenerated(rawURL, title string) Generated {
 			return SourceListing
 		}
 	}
-	if strings.HasSuffix(last, "_source.html") || strings.HasSuffix(last, "_source.htm") ||
+	if doxygenSource.MatchString(last) ||
 		(strings.HasSuffix(last, ".rs.html") && slices.ContainsFunc(dirs, func(d string) bool { return strings.EqualFold(d, "src") })) {
 		return SourceListing
 	}
-	if indexFile.MatchString(last) {
+	if indexFile.MatchString(last) || slices.ContainsFunc(dirs, func(d string) bool { return strings.EqualFold(d, "index-files") }) {
 		return GeneratedIndex
 	}
 	return NotGenerated

@@ -27,6 +27,9 @@ func TestPageGenerated(t *testing.T) {
 		{"http://d/Concept-Index.html", "Concept Index (GNU Octave (version 7.3.0))", GeneratedIndex},
 		{"http://d/bookindex.html", "Index", GeneratedIndex},
 		{"http://d/api/index-all.html", "I-Index", GeneratedIndex},
+		{"http://d/api/index-files/index-1.html", "A-Index (Java Platform SE 8 )", GeneratedIndex},
+		{"http://d/html/my__file_8hpp_source.html", "libfoo: include/my_file.hpp Source File", SourceListing},
+		{"http://d/html/foo_8c_source.htm", "", SourceListing},
 		{"http://d/contents.html", "Python Documentation contents — Python 3.11.2 documentation", GeneratedIndex},
 		{"http://d/contents.html", "Django documentation contents — Django 3.2.25 documentation", GeneratedIndex},
 		{"http://d/toc.html", "Table of Contents", GeneratedIndex},
@@ -45,6 +48,11 @@ func TestPageGenerated(t *testing.T) {
 		{"http://d/install.html", "Installing from a source file", NotGenerated},
 		{"http://d/library/inspect.html", "inspect — Inspect live objects", NotGenerated},
 		{"http://d/tutorial/modules.html", "6. Modules — Python 3.11.2 documentation", NotGenerated},
+		{"http://d/howto/custom_data_source.html", "Writing a custom data source — Foo 2.1 documentation", NotGenerated},
+		{"http://d/guide/event_source.html", "", NotGenerated},
+		{"http://d/content-management/toc/", "Table of contents | Hugo", NotGenerated},
+		{"http://d/extensions/toc.html", "Table of Contents — Python-Markdown 3.5.2 documentation", NotGenerated},
+		{"http://d/asciidoc/latest/toc/", "Table of Contents (ToC) | Asciidoctor Docs", NotGenerated},
 		{"%zz", "", NotGenerated},
 	} {
 		if got := PageGenerated(c.url, c.title); got != c.want {
