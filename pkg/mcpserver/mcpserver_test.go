@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -196,6 +197,41 @@ func TestSearchForwardsFieldsAndAnswersTOON(t *testing.T) {
 	res, body = call(t, cs, "search", map[string]any{"q": "venv", "weights": "vector:2"})
 	if !res.IsError || !strings.Contains(body, `invalid argument "weights"`) || !strings.Contains(body, "at most 1") {
 		t.Errorf("a 400 naming weights: got IsError=%v %q, want a tool error naming weights", res.IsError, body)
+	}
+}
+
+// TestSearchForwardsEveryField: each search argument reaches the search API's
+// body under the API's name and with its value, history and generated among them.
+func TestSearchForwardsEveryField(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"query":"venv","results":[]}`)
+	})
+	f := newFake(t, mux)
+	cs := connect(t, f.deps(), nil)
+	args := map[string]any{"q": "venv", "k": 3, "offset": 2, "tags": []any{"a", "b"}, "domain": "docs.example",
+		"published_after": "2024-01-01", "published_before": "2025-01-01", "weights": "bm25:1", "fusion": "rrf",
+		"mmr": 0.5, "expand": false, "history": "keep", "generated": "keep", "explain": true}
+	if res, body := call(t, cs, "search", args); res.IsError {
+		t.Fatalf("search: tool error %s", body)
+	}
+	f.mu.Lock()
+	bodies := slices.Clone(f.bodies)
+	f.mu.Unlock()
+	if len(bodies) != 1 {
+		t.Fatalf("requests %q, want one search", bodies)
+	}
+	_, raw, _ := strings.Cut(bodies[0], "/api/v1/search ")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatalf("search body %q: %v", raw, err)
+	}
+	want, _ := json.Marshal(args)
+	var wantMap map[string]any
+	_ = json.Unmarshal(want, &wantMap)
+	if diff := cmp.Diff(wantMap, got); diff != "" {
+		t.Errorf("the search body differs from the tool's arguments (-arguments +body):\n%s", diff)
 	}
 }
 

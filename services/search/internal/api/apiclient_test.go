@@ -19,7 +19,7 @@ import (
 // apiclient.ParseSearchQuery and sent as the POST body, is the same pipeline
 // request as the same fields sent to GET.
 func TestClientQueryFormMatchesGET(t *testing.T) {
-	for _, raw := range []string{
+	raws := []string{
 		"q=a+b&k=7&explain=true",
 		"q=a+b&k=7&explain=true&expand=false&weights=bm25:1",
 		"q=a+b&k=10&explain=true&expand=false&fusion=rrf&weights=vector:1,bm25:1",
@@ -27,7 +27,24 @@ func TestClientQueryFormMatchesGET(t *testing.T) {
 		"q=x&tags=a,b&tag=c&mmr=0.7&offset=3&domain=docs.python.org",
 		"q=x&mmr=false&published_after=2024-01-01&published_before=2025-01-31T10:00:00Z",
 		"q=x&k=",
-	} {
+		"q=x&history=keep&generated=KEEP&format=json",
+		"q=x&history=demote&generated=demote",
+	}
+	// Every parameter of GET appears in a case above, so that a field added to the
+	// API and not to the client (or sent under another name) fails here.
+	seen := map[string]bool{}
+	for _, raw := range raws {
+		v, _ := url.ParseQuery(raw)
+		for name := range v {
+			seen[name] = true
+		}
+	}
+	for _, name := range searchParams.Names {
+		if !seen[name] {
+			t.Errorf("no case gives %s", name)
+		}
+	}
+	for _, raw := range raws {
 		v, err := url.ParseQuery(raw)
 		if err != nil {
 			t.Fatal(err)
