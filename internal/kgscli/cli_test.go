@@ -349,15 +349,7 @@ func TestCompletion(t *testing.T) {
 // TestMCPOnStdio speaks MCP to `kgs mcp` through its stdin and stdout.
 func TestMCPOnStdio(t *testing.T) {
 	f := newFake(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	env := map[string]string{"KGS_SEARCH_URL": f.srv.URL, "KGS_API_KEY": key}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"mcp"}, IO{In: inR, Out: outW, Err: io.Discard, Getenv: func(k string) string { return env[k] }})
-		outW.Close()
-	}()
+	ctx, inW, outR, stop := startMCP(t, f)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
 		Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
@@ -368,19 +360,13 @@ func TestMCPOnStdio(t *testing.T) {
 		t.Errorf("search over stdio: %v %+v", err, res)
 	}
 	cs.Close()
-	inW.Close()
-	cancel()
-	if code := <-done; code != 0 && code != ExitError {
-		t.Errorf("kgs mcp exit %d", code)
-	}
+	stop()
 }
 
-// TestMCPOnStdioRefusesDuplicateKeys: `kgs mcp` answers a message that gives a
-// key twice with the JSON-RPC Invalid Request error of the HTTP endpoint (here
-// with the call's id, so the client's call ends) instead of searching for the
-// last value, and answers the next message.
-func TestMCPOnStdioRefusesDuplicateKeys(t *testing.T) {
-	f := newFake(t)
+// startMCP runs `kgs mcp` against f with pipes for its stdin (inW) and stdout
+// (outR); stop closes its input, cancels ctx and checks how it ended.
+func startMCP(t *testing.T, f *fake) (ctx context.Context, inW *io.PipeWriter, outR *io.PipeReader, stop func()) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	env := map[string]string{"KGS_SEARCH_URL": f.srv.URL, "KGS_API_KEY": key}
@@ -390,6 +376,23 @@ func TestMCPOnStdioRefusesDuplicateKeys(t *testing.T) {
 		done <- Main(ctx, []string{"mcp"}, IO{In: inR, Out: outW, Err: io.Discard, Getenv: func(k string) string { return env[k] }})
 		outW.Close()
 	}()
+	return ctx, inW, outR, func() {
+		t.Helper()
+		inW.Close()
+		cancel()
+		if code := <-done; code != 0 && code != ExitError {
+			t.Errorf("kgs mcp exit %d", code)
+		}
+	}
+}
+
+// TestMCPOnStdioRefusesDuplicateKeys: `kgs mcp` answers a message that gives a
+// key twice with the JSON-RPC Invalid Request error of the HTTP endpoint (here
+// with the call's id, so the client's call ends) instead of searching for the
+// last value, and answers the next message.
+func TestMCPOnStdioRefusesDuplicateKeys(t *testing.T) {
+	f := newFake(t)
+	_, inW, outR, stop := startMCP(t, f)
 	out := bufio.NewReader(outR)
 	exchange := func(msg string) string {
 		t.Helper()
@@ -419,11 +422,7 @@ func TestMCPOnStdioRefusesDuplicateKeys(t *testing.T) {
 		f.search.Load() == nil || (*f.search.Load())["q"] != "venv" {
 		t.Errorf("the call after the refusal: %s", got)
 	}
-	inW.Close()
-	cancel()
-	if code := <-done; code != 0 && code != ExitError {
-		t.Errorf("kgs mcp exit %d", code)
-	}
+	stop()
 }
 
 // TestSummaryNamesWhyPagesWereDeleted: the summary line says why stored

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -135,20 +134,8 @@ func TestDuplicateKeysAreInvalidRequests(t *testing.T) {
 // Request error, id null, naming path (in the message and data.field) when set.
 func checkInvalidRequest(t *testing.T, status int, body string, wantStatus int, path string) {
 	t.Helper()
-	var got struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-			Data    struct {
-				Field string `json:"field"`
-			} `json:"data"`
-		} `json:"error"`
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&got); err != nil {
+	got, err := decodeRPCError(body)
+	if err != nil {
 		t.Fatalf("got %d %s, want a JSON-RPC error object (%v)", status, body, err)
 	}
 	if status != wantStatus || got.JSONRPC != "2.0" || string(got.ID) != "null" || got.Error.Code != -32600 {
@@ -157,4 +144,26 @@ func checkInvalidRequest(t *testing.T, status int, body string, wantStatus int, 
 	if path != "" && (got.Error.Data.Field != path || !strings.Contains(got.Error.Message, path+" is given twice")) {
 		t.Errorf("got %s, want the message and data.field naming %s", body, path)
 	}
+}
+
+// rpcErrorAnswer is a JSON-RPC error response as a client reads it.
+type rpcErrorAnswer struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    struct {
+			Field string `json:"field"`
+		} `json:"data"`
+	} `json:"error"`
+}
+
+// decodeRPCError reads s as one JSON-RPC error response with no other member.
+func decodeRPCError(s string) (rpcErrorAnswer, error) {
+	var got rpcErrorAnswer
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&got)
+	return got, err
 }

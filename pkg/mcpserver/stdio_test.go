@@ -94,20 +94,8 @@ func checkStdioRefusal(t *testing.T, line, id, field string) {
 	if !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
 		t.Errorf("answer %q: want one line", line)
 	}
-	var got struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-			Data    struct {
-				Field string `json:"field"`
-			} `json:"data"`
-		} `json:"error"`
-	}
-	dec := json.NewDecoder(strings.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&got); err != nil {
+	got, err := decodeRPCError(line)
+	if err != nil {
 		t.Fatalf("answer %q: want a JSON-RPC error object (%v)", line, err)
 	}
 	if got.JSONRPC != "2.0" || string(got.ID) != id || got.Error.Code != -32600 || got.Error.Data.Field != field ||

@@ -92,19 +92,26 @@ func TestDomainWithAPort(t *testing.T) {
 	}
 }
 
-// history=keep reaches the pipeline request from a URL and from a body, in any case;
-// demote and no value leave version history ranked lower.
-func TestHistoryParam(t *testing.T) {
+// history=keep and generated=keep reach the pipeline request from a URL and from a
+// body, in any case, each setting only its own flag; demote and no value leave
+// version history, source listings and generated indexes ranked lower.
+func TestKeepParams(t *testing.T) {
 	for _, c := range []struct {
-		query, body string
-		keep        bool
+		query, body  string
+		history, gen bool
 	}{
-		{query: "q=x&history=keep", keep: true},
-		{query: "q=x&history=KEEP", keep: true},
+		{query: "q=x&history=keep", history: true},
+		{query: "q=x&history=KEEP", history: true},
 		{query: "q=x&history=demote"},
+		{query: "q=x&generated=keep", gen: true},
+		{query: "q=x&generated=Keep", gen: true},
+		{query: "q=x&generated=demote"},
+		{query: "q=x&history=keep&generated=keep", history: true, gen: true},
 		{query: "q=x"},
-		{body: `{"q":"x","history":"keep"}`, keep: true},
+		{body: `{"q":"x","history":"keep"}`, history: true},
 		{body: `{"q":"x","history":"demote"}`},
+		{body: `{"q":"x","generated":"keep"}`, gen: true},
+		{body: `{"q":"x","generated":"demote"}`},
 		{body: `{"q":"x"}`},
 	} {
 		var f fields
@@ -118,41 +125,9 @@ func TestHistoryParam(t *testing.T) {
 			f = fromQuery(v)
 		}
 		req, err := f.request()
-		if err != nil || req.KeepHistory != c.keep {
-			t.Errorf("%s%s: KeepHistory %v, err %v; want %v", c.query, c.body, req.KeepHistory, err, c.keep)
-		}
-	}
-}
-
-// generated=keep reaches the pipeline request from a URL and from a body, in any
-// case; demote and no value leave source listings and generated indexes ranked lower.
-func TestGeneratedParam(t *testing.T) {
-	for _, c := range []struct {
-		query, body string
-		keep        bool
-	}{
-		{query: "q=x&generated=keep", keep: true},
-		{query: "q=x&generated=Keep", keep: true},
-		{query: "q=x&generated=demote"},
-		{query: "q=x&history=keep"},
-		{query: "q=x"},
-		{body: `{"q":"x","generated":"keep"}`, keep: true},
-		{body: `{"q":"x","generated":"demote"}`},
-		{body: `{"q":"x","history":"keep"}`},
-	} {
-		var f fields
-		if c.body != "" {
-			var err error
-			if f, err = fromBody(strings.NewReader(c.body)); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			v, _ := url.ParseQuery(c.query)
-			f = fromQuery(v)
-		}
-		req, err := f.request()
-		if err != nil || req.KeepGenerated != c.keep {
-			t.Errorf("%s%s: KeepGenerated %v, err %v; want %v", c.query, c.body, req.KeepGenerated, err, c.keep)
+		if err != nil || req.KeepHistory != c.history || req.KeepGenerated != c.gen {
+			t.Errorf("%s%s: KeepHistory %v, KeepGenerated %v, err %v; want %v, %v", c.query, c.body,
+				req.KeepHistory, req.KeepGenerated, err, c.history, c.gen)
 		}
 	}
 }
