@@ -23,8 +23,10 @@ const maxBody = mcp.DefaultMaxRequestBodyBytes
 // JSON-RPC Invalid Request error naming the key's path, before next (the SDK)
 // reads it: the SDK's decoder keeps the last value silently, so
 // "arguments":{"q":"a","q":"b"} would search for b. The REST routes refuse the
-// same bodies (httpserver.DecodeJSON). Any other body goes on to the SDK as it
-// was sent; invalid JSON is the SDK's to answer.
+// same bodies (httpserver.DecodeJSON). The SDK reads the body's first JSON value
+// and ignores what follows it, so that value is the one checked, whatever comes
+// after. Any other body goes on to the SDK as it was sent; invalid JSON is the
+// SDK's to answer.
 func refuseDuplicateKeys(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
@@ -42,9 +44,9 @@ func refuseDuplicateKeys(next http.Handler) http.Handler {
 			writeRPCError(w, http.StatusBadRequest, "", "the request body could not be read: "+err.Error())
 			return
 		}
-		if json.Valid(data) {
+		if v := firstValue(data); v != nil {
 			var e *httpserver.Error
-			if err := httpserver.DuplicateKey(data); errors.As(err, &e) {
+			if err := httpserver.DuplicateKey(v); errors.As(err, &e) {
 				writeRPCError(w, http.StatusBadRequest, e.Field, e.Detail)
 				return
 			}
@@ -52,6 +54,16 @@ func refuseDuplicateKeys(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// firstValue is the JSON value at the start of data (after white space), as a
+// decoder reads it, or nil when there is none.
+func firstValue(data []byte) json.RawMessage {
+	var v json.RawMessage
+	if json.NewDecoder(bytes.NewReader(data)).Decode(&v) != nil {
+		return nil
+	}
+	return v
 }
 
 // rpcError is a JSON-RPC 2.0 error response to a request that cannot be read.

@@ -99,6 +99,9 @@ func TestDuplicateKeysAreInvalidRequests(t *testing.T) {
 		{"the id", `{"jsonrpc":"2.0","id":3,"method":"tools/call","id":4,"params":{"name":"search","arguments":{"q":"a"}}}`, "id"},
 		{"the tool name", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"crawl","name":"search","arguments":{"q":"a"}}}`, "params.name"},
 		{"escaped", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":{"q":"a","\u0071":"b"}}}`, "params.arguments.q"},
+		// The SDK reads the first JSON value of a body and ignores what follows it.
+		{"before trailing data", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"q":"a","q":"b"}}} x`, "params.arguments.q"},
+		{"before a second value", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search","arguments":{"q":"a","q":"b"}}}{}`, "params.arguments.q"},
 	} {
 		t.Run(c2.name, func(t *testing.T) {
 			status, body := c.post(c2.body)
