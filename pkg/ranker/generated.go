@@ -111,11 +111,13 @@ func PageGenerated(rawURL, title string) Generated {
 }
 
 // sourceQuery matches a query that asks for source code, for which a source listing
-// is what the user wants: "source code of the login view", "how is get_object_or_404
-// implemented", "where is Signal defined", "implementation of lru_cache". "Implement"
-// as what the user will do ("how do I implement a custom backend") does not count.
-var sourceQuery = regexp.MustCompile(`(?i)(\bsource\s+code\b|\bsource\s+(?:of|for)\b|\bimplementation\s+(?:of|for)\b|` +
-	`\b(?:how|where)\s+(?:is|are|was|were)\b.*\b(?:implemented|defined)\b|\bunder\s+the\s+hood\b)`)
+// is what the user wants: "source code of the login view", "how is
+// get_object_or_404 implemented", "show me the code of Signal", "what happens under
+// the hood". Phrases that documentation answers in prose do not count: "how do I
+// implement a custom backend" (what the user will write), "where are settings
+// defined", "default implementation of a trait method", "source of truth".
+var sourceQuery = regexp.MustCompile(`(?i)(\bsource\s+code\b|\bshow\s+(?:me\s+)?the\s+code\b|` +
+	`\b(?:how|where)\s+(?:is|are|was|were)\b.*\bimplemented\b|\bunder\s+the\s+hood\b)`)
 
 // AsksForSource reports whether a query asks for source code, so that source
 // listings keep their full score.
