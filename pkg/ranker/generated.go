@@ -65,14 +65,16 @@ var indexFile = regexp.MustCompile(`(?i)^(?:genindex(?:-[^/.]+)?|[a-z]+-modindex
 
 // indexTitle matches the titles of generated indexes and whole-site tables of
 // contents: "Index — Python 3.11 documentation", "Python Module Index", "Concept
-// Index (GNU Octave)", "Django documentation contents", "Table of Contents". An
+// Index (GNU Octave)", the other texinfo indexes ("Command Index", "Key Index",
+// "Type Index", "Option Index"…), rustdoc's "List of all items in this crate",
+// "Django documentation contents", "Table of Contents". An
 // index word must end the title or come before the site's name after a separator,
 // so "Index Expressions", "Indexing Cell Arrays" and "Partial Indexes" are not.
 // "Table of Contents" counts only alone: with a site's name after it, it is the
 // title of the page that documents a table-of-contents feature (Hugo's "Table of
 // contents | Hugo", Python-Markdown's toc extension, Asciidoctor's "Table of
 // Contents (ToC)").
-var indexTitle = regexp.MustCompile(`(?i)^\s*(?:(?:general|concept|function|variable|module|[a-z]+\s+module|class|operator|keyword|program)\s+)?index\s*(?:$|[—–|:(-])|^\s*(?:[\w.+-]+\s+){0,3}documentation\s+contents\s*(?:$|[—–|:(-])|^\s*table\s+of\s+contents\s*$`)
+var indexTitle = regexp.MustCompile(`(?i)^\s*(?:(?:general|concept|function|variable|module|[a-z]+\s+module|class|operator|keyword|program|command|key|keystroke|type|data\s+type|option|macro)\s+)?index\s*(?:$|[—–|:(-])|^\s*list\s+of\s+all\s+items\b|^\s*(?:[\w.+-]+\s+){0,3}documentation\s+contents\s*(?:$|[—–|:(-])|^\s*table\s+of\s+contents\s*$`)
 
 // doxygenSource matches the last segment of a Doxygen source listing: the file's
 // name with "_" doubled and "." written "_8", then "_source.html"
