@@ -221,46 +221,27 @@ func TestSearchFormats(t *testing.T) {
 	}
 }
 
-// --keep-history asks for history=keep; without it the field is left to the
-// service's default (demote).
-func TestSearchKeepHistory(t *testing.T) {
+// --keep-history and --keep-generated ask for history=keep and generated=keep, each
+// only its own field; without them the fields are left to the service's default
+// (demote).
+func TestSearchKeepFlags(t *testing.T) {
 	f := newFake(t)
 	for _, c := range []struct {
-		args []string
-		want any
+		args               []string
+		history, generated any
 	}{
-		{[]string{"search", "venv", "--keep-history"}, "keep"},
-		{[]string{"search", "venv", "--keep-history", "--format", "toon"}, "keep"},
-		{[]string{"search", "venv"}, nil},
+		{[]string{"search", "venv", "--keep-history"}, "keep", nil},
+		{[]string{"search", "venv", "--keep-history", "--format", "toon"}, "keep", nil},
+		{[]string{"search", "venv", "--keep-generated"}, nil, "keep"},
+		{[]string{"search", "venv", "--keep-generated", "--keep-history"}, "keep", "keep"},
+		{[]string{"search", "venv"}, nil, nil},
 	} {
 		if code, _, errs := run(t, f, false, c.args...); code != 0 {
 			t.Fatalf("%v: exit %d %s", c.args, code, errs)
 		}
 		body := f.search.Load()
-		if body == nil || (*body)["history"] != c.want {
-			t.Errorf("%v: search body %v, want history %v", c.args, body, c.want)
-		}
-	}
-}
-
-// --keep-generated asks for generated=keep; without it the field is left to the
-// service's default (demote).
-func TestSearchKeepGenerated(t *testing.T) {
-	f := newFake(t)
-	for _, c := range []struct {
-		args []string
-		want any
-	}{
-		{[]string{"search", "venv", "--keep-generated"}, "keep"},
-		{[]string{"search", "venv", "--keep-generated", "--keep-history"}, "keep"},
-		{[]string{"search", "venv"}, nil},
-	} {
-		if code, _, errs := run(t, f, false, c.args...); code != 0 {
-			t.Fatalf("%v: exit %d %s", c.args, code, errs)
-		}
-		body := f.search.Load()
-		if body == nil || (*body)["generated"] != c.want {
-			t.Errorf("%v: search body %v, want generated %v", c.args, body, c.want)
+		if body == nil || (*body)["history"] != c.history || (*body)["generated"] != c.generated {
+			t.Errorf("%v: search body %v, want history %v and generated %v", c.args, body, c.history, c.generated)
 		}
 	}
 }

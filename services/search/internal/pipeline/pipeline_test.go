@@ -567,6 +567,26 @@ func TestCopiesOfOnePageShowOnce(t *testing.T) {
 	}
 }
 
+// scoreIn searches with explain on and returns the score of the result at url and
+// the explain notes; the test fails when url is not among the results.
+func scoreIn(t *testing.T, e *searchtest.Env, req pipeline.Request, url string) (float64, []string) {
+	t.Helper()
+	req.Explain = true
+	resp := search(t, e, req)
+	for _, r := range resp.Results {
+		if r.URL == url {
+			return r.Score, resp.Explain.Notes
+		}
+	}
+	t.Fatalf("%q (%+v): %s not in the results %v", req.Query, req, url, urls(resp))
+	return 0, nil
+}
+
+// hasNote reports whether one of the explain notes contains part.
+func hasNote(notes []string, part string) bool {
+	return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, part) })
+}
+
 // A release-notes page ranks at 0.7 of its score unless the request keeps version
 // history or the query asks about versions; explain says which applied.
 func TestVersionHistoryRanksLower(t *testing.T) {
@@ -574,20 +594,7 @@ func TestVersionHistoryRanksLower(t *testing.T) {
 	notes := "https://docs.example.org/whatsnew/2.0.html"
 	e.Add(t, append(corpus(), searchtest.Doc{URL: notes, Title: "What's New in 2.0",
 		Chunks: []searchtest.Chunk{{Heading: "Replication", Text: "Streaming replication now ships WAL records to standby servers; the standby replays WAL from the primary."}}})...)
-	score := func(req pipeline.Request) (float64, []string) {
-		req.Explain = true
-		resp := search(t, e, req)
-		for _, r := range resp.Results {
-			if r.URL == notes {
-				return r.Score, resp.Explain.Notes
-			}
-		}
-		t.Fatalf("%q (keep %v): %s not in the results %v", req.Query, req.KeepHistory, notes, urls(resp))
-		return 0, nil
-	}
-	hasNote := func(notes []string, part string) bool {
-		return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, part) })
-	}
+	score := func(req pipeline.Request) (float64, []string) { return scoreIn(t, e, req, notes) }
 	q := "standby replays wal from the primary"
 	kept, keptNotes := score(pipeline.Request{Query: q, KeepHistory: true})
 	demoted, notesDemoted := score(pipeline.Request{Query: q})
@@ -618,20 +625,7 @@ func TestGeneratedPagesRankLower(t *testing.T) {
 			Chunks: []searchtest.Chunk{{Heading: "Source code for replica.standby", Text: "def replay(wal): # the standby replays WAL records streamed from the primary\n    for record in wal: apply(record)"}}},
 		searchtest.Doc{URL: index, Title: "Index — Example 2.0 documentation",
 			Chunks: []searchtest.Chunk{{Heading: "R", Text: "replay() (replica.standby function) · replica.standby (module) · standby server · streaming replication · WAL replay"}}})...)
-	score := func(req pipeline.Request, url string) (float64, []string) {
-		req.Explain = true
-		resp := search(t, e, req)
-		for _, r := range resp.Results {
-			if r.URL == url {
-				return r.Score, resp.Explain.Notes
-			}
-		}
-		t.Fatalf("%q (keep %v): %s not in the results %v", req.Query, req.KeepGenerated, url, urls(resp))
-		return 0, nil
-	}
-	hasNote := func(notes []string, part string) bool {
-		return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, part) })
-	}
+	score := func(req pipeline.Request, url string) (float64, []string) { return scoreIn(t, e, req, url) }
 	q := "standby replays wal records from the primary"
 	for _, u := range []string{listing, index} {
 		kept, keptNotes := score(pipeline.Request{Query: q, KeepGenerated: true}, u)
