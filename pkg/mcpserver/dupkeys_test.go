@@ -74,14 +74,7 @@ func (c *rpcClient) initialize(version string) {
 // with 400 and a JSON-RPC Invalid Request naming the key, before any tool runs,
 // while valid messages and batches still work.
 func TestDuplicateKeysAreInvalidRequests(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
-		var req map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"query": req["q"], "results": []any{}})
-	})
-	f := newFake(t, mux)
+	f := echoSearchFake(t)
 	srv := httptest.NewServer(HTTPHandler(f.deps(), nil))
 	t.Cleanup(srv.Close)
 
@@ -169,4 +162,18 @@ func decodeRPCError(s string) (rpcErrorAnswer, error) {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(&got)
 	return got, err
+}
+
+// echoSearchFake is a fake stack whose search answers with the query it was sent and
+// no results: a test reads which q reached the search API.
+func echoSearchFake(t *testing.T) *fakeServices {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"query": req["q"], "results": []any{}})
+	})
+	return newFake(t, mux)
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -109,14 +108,7 @@ func checkStdioRefusal(t *testing.T, line, id, field string) {
 // the Invalid Request error of the HTTP endpoint, reaches no tool, and the
 // session answers the messages after it.
 func TestStdioRefusesDuplicateKeys(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/v1/search", func(w http.ResponseWriter, r *http.Request) {
-		var req map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"query": req["q"], "results": []any{}})
-	})
-	f := newFake(t, mux)
+	f := echoSearchFake(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -99,8 +99,8 @@ func (p *Pipeline) feedbackSeeds(s *search, list []ranker.Candidate) ([]kgapi.Fe
 	}
 	ranked, err := p.rk.Rank(ranker.Request{
 		Query:   ranker.Query{Text: s.q.Normalized, Embedding: s.qvec},
-		Weights: w, Fusion: s.req.Fusion, Limit: feedbackSeeds, HistoryFactor: s.historyFactor(),
-		SourceFactor: s.sourceFactor(), IndexFactor: s.indexFactor(),
+		Weights: w, Fusion: s.req.Fusion, Limit: feedbackSeeds, HistoryFactor: s.factors.history,
+		SourceFactor: s.factors.source, IndexFactor: s.factors.index,
 	}, list)
 	if err != nil {
 		return nil, err

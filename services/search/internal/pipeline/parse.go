@@ -23,7 +23,8 @@ func (p *Pipeline) parse(req Request) (*search, error) {
 	if err != nil {
 		return nil, queryError(err, req.Query)
 	}
-	s := &search{req: req, start: start, q: q, keys: entityKeys(q.Entities), resp: &Response{Query: queryInfo(q)}}
+	s := &search{req: req, start: start, q: q, keys: entityKeys(q.Entities), resp: &Response{Query: queryInfo(q)},
+		factors: pageFactorsFor(req, q.Normalized)}
 	s.took.parse = time.Since(t)
 	p.observe("parse", s.took.parse)
 	return s, nil

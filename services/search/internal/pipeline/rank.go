@@ -23,7 +23,7 @@ func (p *Pipeline) rank(s *search) error {
 	for _, e := range s.q.Entities {
 		ents = append(ents, e.Text)
 	}
-	req, history, source, index := s.req, s.historyFactor(), s.sourceFactor(), s.indexFactor()
+	req, history, source, index := s.req, s.factors.history, s.factors.source, s.factors.index
 	ranked, err := p.rk.Rank(ranker.Request{
 		Query:   ranker.Query{Text: s.q.Normalized, Entities: ents, Embedding: s.qvec},
 		Weights: s.weights, Fusion: req.Fusion, MMR: req.MMR, Lambda: req.Lambda, Limit: req.Offset + req.K,
@@ -132,31 +132,24 @@ func (p *Pipeline) matchesFilter(req Request, c *cand) bool {
 	return true
 }
 
-// historyFactor is the factor on version-history pages' scores for this search:
-// ranker.DefaultHistoryFactor unless the request keeps them (history=keep) or the
-// query asks about versions or changes.
-func (s *search) historyFactor() float64 {
-	if s.req.KeepHistory || ranker.AsksAboutHistory(s.q.Normalized) {
-		return 1
-	}
-	return ranker.DefaultHistoryFactor
-}
+// pageFactors are the factors this search puts on version-history pages, source
+// listings and generated indexes (ranker.Request's HistoryFactor, SourceFactor and
+// IndexFactor): the defaults, or 1 where the request keeps those pages (history=keep,
+// generated=keep) or the query asks for them (versions or changes; source code).
+// Computed once per search, at parse: both rankings (the feedback's first pass and
+// the final one) use them.
+type pageFactors struct{ history, source, index float64 }
 
-// sourceFactor is the factor on source listings' scores for this search:
-// ranker.DefaultGeneratedFactor unless the request keeps generated pages
-// (generated=keep) or the query asks for source code.
-func (s *search) sourceFactor() float64 {
-	if s.req.KeepGenerated || ranker.AsksForSource(s.q.Normalized) {
-		return 1
+func pageFactorsFor(req Request, normalized string) pageFactors {
+	f := pageFactors{ranker.DefaultHistoryFactor, ranker.DefaultGeneratedFactor, ranker.DefaultGeneratedFactor}
+	if req.KeepHistory || ranker.AsksAboutHistory(normalized) {
+		f.history = 1
 	}
-	return ranker.DefaultGeneratedFactor
-}
-
-// indexFactor is the factor on generated indexes' scores for this search:
-// ranker.DefaultGeneratedFactor unless the request keeps generated pages.
-func (s *search) indexFactor() float64 {
-	if s.req.KeepGenerated {
-		return 1
+	if req.KeepGenerated || ranker.AsksForSource(normalized) {
+		f.source = 1
 	}
-	return ranker.DefaultGeneratedFactor
+	if req.KeepGenerated {
+		f.index = 1
+	}
+	return f
 }

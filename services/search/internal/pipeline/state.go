@@ -19,9 +19,10 @@ type search struct {
 	took  timings
 
 	// parse
-	q    queryparse.Query
-	keys []string // the kg keys of the query entities
-	resp *Response
+	q       queryparse.Query
+	keys    []string // the kg keys of the query entities
+	resp    *Response
+	factors pageFactors // on version-history and generated pages, for both rankings
 
 	// retrieve: one outcome per retriever, indexed by the signal it feeds, and what
 	// each retriever returned (written by its own goroutine, read after they all end)
