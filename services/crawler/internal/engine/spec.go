@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -36,6 +37,13 @@ const (
 	DefaultMaxDepth = 2
 	DefaultMaxPages = 100
 	maxPatterns     = 50
+	// maxPatternBytes and maxPatternSize bound one include or exclude pattern:
+	// its text, and the program it compiles to (patternSize). RE2 matches in
+	// linear time, but a counted repetition is compiled as that many copies:
+	// a 17 KB pattern inside (?:...){1000} compiled to 120 MB, and fifty of
+	// them in one request would take the crawler's memory.
+	maxPatternBytes = 1000
+	maxPatternSize  = 5000
 	maxTags         = 64
 )
 
@@ -104,8 +112,8 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 			return s, fieldErr(name, "%d patterns, at most %d", len(list), maxPatterns)
 		}
 		for i, p := range list {
-			if _, err := regexp.Compile(p); err != nil {
-				return s, fieldErr(fmt.Sprintf("%s[%d]", name, i), "%q is not a valid regular expression: %v", p, err)
+			if _, err := compilePattern(p); err != nil {
+				return s, fieldErr(fmt.Sprintf("%s[%d]", name, i), "%v", err)
 			}
 		}
 	}
@@ -192,6 +200,59 @@ func decodeSpec(raw json.RawMessage) (Spec, error) {
 }
 
 // filters is a Spec compiled for link decisions.
+// compilePattern compiles an include or exclude pattern whose text and
+// program are within maxPatternBytes and maxPatternSize; the size is estimated
+// from the parsed pattern, before anything is compiled.
+func compilePattern(p string) (*regexp.Regexp, error) {
+	if len(p) > maxPatternBytes {
+		return nil, fmt.Errorf("a pattern of %d bytes is too long: at most %d", len(p), maxPatternBytes)
+	}
+	tree, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a valid regular expression: %w", p, err)
+	}
+	if n := patternSize(tree); n > maxPatternSize {
+		return nil, fmt.Errorf("%q is too complex: it compiles to about %d steps, at most %d (a counted repetition such as {100} counts its part that many times; use + or * instead)",
+			p, n, maxPatternSize)
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a valid regular expression: %w", p, err)
+	}
+	return re, nil
+}
+
+// patternSize estimates the number of instructions re compiles to, as Go's
+// regexp/syntax estimates it to refuse oversized programs (at a far higher
+// limit): a repetition {n,m} holds m copies of its part. It stops counting
+// beyond maxPatternSize.
+func patternSize(re *syntax.Regexp) int64 {
+	var size int64
+	switch re.Op {
+	case syntax.OpLiteral:
+		size = int64(len(re.Rune))
+	case syntax.OpCapture, syntax.OpStar:
+		size = 2 + patternSize(re.Sub[0])
+	case syntax.OpPlus, syntax.OpQuest:
+		size = 1 + patternSize(re.Sub[0])
+	case syntax.OpConcat, syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			size += patternSize(sub) + 1
+			if size > maxPatternSize {
+				break
+			}
+		}
+	case syntax.OpRepeat:
+		sub := patternSize(re.Sub[0])
+		n := int64(re.Max)
+		if n < 0 {
+			n = int64(re.Min) + 1
+		}
+		size = n*sub + n
+	}
+	return min(max(1, size), maxPatternSize+1)
+}
+
 type filters struct {
 	domains []string
 	include []*regexp.Regexp
@@ -201,14 +262,14 @@ type filters struct {
 func compileFilters(s Spec) (*filters, error) {
 	f := &filters{domains: s.AllowedDomains}
 	for _, p := range s.Include {
-		re, err := regexp.Compile(p)
+		re, err := compilePattern(p)
 		if err != nil {
 			return nil, fmt.Errorf("include %q: %w", p, err)
 		}
 		f.include = append(f.include, re)
 	}
 	for _, p := range s.Exclude {
-		re, err := regexp.Compile(p)
+		re, err := compilePattern(p)
 		if err != nil {
 			return nil, fmt.Errorf("exclude %q: %w", p, err)
 		}

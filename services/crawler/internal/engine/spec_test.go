@@ -107,3 +107,49 @@ func TestSpecKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecPatternLimits: include and exclude patterns are refused when their
+// text is too long or when they would compile to a huge program (a counted
+// repetition is that many copies: 17 KB of such a pattern took 120 MB), with
+// a 400 naming the pattern; ordinary patterns pass.
+func TestSpecPatternLimits(t *testing.T) {
+	lim := Limits{MaxPages: 100, MaxDepth: 5}
+	for _, p := range []string{
+		`/guide/`,
+		`^https://docs\.example\.com/(?:guide|api|reference|tutorial)/[^?#]*\.html$`,
+		`/\d{4}-\d{2}-\d{2}/`,
+		`\.(?:pdf|zip|tar\.gz|png|jpe?g|gif|svg|woff2?)$`,
+		`/[a-z]{1,200}/`,
+	} {
+		s := Spec{URL: "https://docs.example.com/", Include: []string{p}, Exclude: []string{p}}
+		if _, err := s.Normalize(lim, canon.DefaultOptions()); err != nil {
+			t.Errorf("pattern %q: got %v, want it accepted", p, err)
+		}
+	}
+	for _, tc := range []struct {
+		name, pattern, want string
+	}{
+		{"too long", "/" + strings.Repeat("a", maxPatternBytes), "too long"},
+		{"a huge repetition", `(?:abc|def){1000}`, "too complex"},
+		{"repetitions in sequence", `[a-z]{1000}[0-9]{1000}[a-z]{1000}[0-9]{1000}[a-z]{1000}`, "too complex"},
+		{"nested repetitions", `(?:(?:ab|cd|ef){100}){10}`, "too complex"},
+		{"invalid", `(`, "not a valid regular expression"},
+	} {
+		for _, field := range []string{"include", "exclude"} {
+			s := Spec{URL: "https://docs.example.com/"}
+			if field == "include" {
+				s.Include = []string{"/ok/", tc.pattern}
+			} else {
+				s.Exclude = []string{"/ok/", tc.pattern}
+			}
+			_, err := s.Normalize(lim, canon.DefaultOptions())
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != field+"[1]" || !strings.Contains(fe.Reason, tc.want) {
+				t.Errorf("%s in %s: got %v, want %s[1]: %q", tc.name, field, err, field, tc.want)
+			}
+		}
+		if _, err := compileFilters(Spec{Include: []string{tc.pattern}}); err == nil {
+			t.Errorf("%s: compileFilters accepted it, want an error", tc.name)
+		}
+	}
+}
