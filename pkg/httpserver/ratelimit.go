@@ -221,8 +221,11 @@ func (s *Server) rateLimit(c *gin.Context) {
 		b, id, who = rl.perKey, "key"+strconv.Itoa(k), "API key"
 	} else {
 		b, id, who = rl.perIP, s.clientAddr(c.Request), "client address"
-		if a, err := netip.ParseAddr(id); err == nil && a.IsLoopback() {
-			b = nil
+		if a, err := netip.ParseAddr(id); err == nil {
+			if a.IsLoopback() {
+				b = nil
+			}
+			id = addrBucket(a)
 		}
 	}
 	if b == nil {
@@ -236,6 +239,22 @@ func (s *Server) rateLimit(c *gin.Context) {
 		return
 	}
 	c.Next()
+}
+
+// addrBucket names the bucket of a client address: the address itself for IPv4,
+// its /64 network for IPv6. A host on IPv6 holds a whole /64 (its interface id is
+// its own to choose, and privacy addresses change it at will), so a bucket per
+// address would give a client a fresh bucket for every request it sends from a
+// new address, and its flood would push everyone else's buckets out.
+func addrBucket(a netip.Addr) string {
+	if a.Is4() {
+		return a.String()
+	}
+	p, err := a.WithZone("").Prefix(64)
+	if err != nil {
+		return a.String()
+	}
+	return p.String()
 }
 
 // BearerToken returns the token of an "Authorization: Bearer <token>" header. The

@@ -278,3 +278,37 @@ func TestErrorPageAnswersFirst(t *testing.T) {
 		t.Errorf("over the limit from a program: %d %q, want the 429 problem document", rec.Code, rec.Header().Get("Content-Type"))
 	}
 }
+
+// TestRateLimitIPv6Network: IPv6 clients share the bucket of their /64, since a
+// host can send each request from another address of its /64; another /64 has
+// its own bucket, and IPv4 addresses are still limited one by one.
+func TestRateLimitIPv6Network(t *testing.T) {
+	s, _ := limitedServer(t)
+	for i := range 2 {
+		if rec := get(s, "/api/v1/search", fmt.Sprintf("[2001:db8:1:2::%x]:1", i+1), ""); rec.Code != 200 {
+			t.Fatalf("request %d from 2001:db8:1:2::/64: got %d, want 200", i+1, rec.Code)
+		}
+	}
+	for _, peer := range []string{"[2001:db8:1:2:aaaa:bbbb:cccc:dddd]:1", "[2001:db8:1:2::ffff]:7"} {
+		if rec := get(s, "/api/v1/search", peer, ""); rec.Code != http.StatusTooManyRequests {
+			t.Fatalf("another address of the exhausted /64 (%s): got %d, want 429", peer, rec.Code)
+		}
+	}
+	if rec := get(s, "/api/v1/search", "[2001:db8:1:3::1]:1", ""); rec.Code != 200 {
+		t.Fatalf("another /64: got %d, want 200", rec.Code)
+	}
+	for range 2 {
+		get(s, "/api/v1/search", "192.0.2.10:1", "")
+	}
+	if rec := get(s, "/api/v1/search", "192.0.2.11:1", ""); rec.Code != 200 {
+		t.Fatalf("the next IPv4 address: got %d, want 200", rec.Code)
+	}
+	// Forwarded IPv6 clients behind a trusted proxy are grouped the same way.
+	s, _ = limitedServer(t, netip.MustParsePrefix("10.0.0.0/8"))
+	for i := range 2 {
+		get(s, "/api/v1/search", "10.0.0.5:1", "", "X-Forwarded-For", fmt.Sprintf("2001:db8:9:9::%x", i+1))
+	}
+	if rec := get(s, "/api/v1/search", "10.0.0.5:1", "", "X-Forwarded-For", "2001:db8:9:9::99"); rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("forwarded address of an exhausted /64: got %d, want 429", rec.Code)
+	}
+}
