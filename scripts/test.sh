@@ -16,6 +16,13 @@ export KGS_CHROMIUM
 echo "== the official TOON conformance fixtures (deploy/local/toonspec.sh: @toon-format/spec 3.3.2 from the npm registry)"
 KGS_TOON_FIXTURES=$(deploy/local/toonspec.sh path)
 export KGS_TOON_FIXTURES
+if command -v node >/dev/null; then
+	echo "== the reference TOON implementation (deploy/local/toonref.sh: @toon-format/toon 2.3.1 from the npm registry, run by $(node --version 2>/dev/null || echo node))"
+	KGS_TOON_REFERENCE=$(deploy/local/toonref.sh path)
+	export KGS_TOON_REFERENCE
+else
+	echo "== no node on PATH: pkg/toon's comparison with the reference TOON implementation is skipped"
+fi
 
 echo "== make lint (gofmt, go vet, golangci-lint; .golangci.yml)"
 "${MAKE:-make}" --no-print-directory lint
