@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -148,13 +149,24 @@ func plainBound(why string) string {
 // POSTed body that gives a key twice in one object is refused with 400 and a
 // JSON-RPC Invalid Request error naming the key (refuseDuplicateKeys).
 func HTTPHandler(d Deps, keys []string) http.Handler {
+	return httpHandler(d, keys, SessionIdle)
+}
+
+// SessionIdle is how long an MCP session over HTTP lives without a request
+// (a tool call in progress counts as one): then the server forgets it, and
+// the client's next request is a 404 that tells it to initialize a new one,
+// as the MCP transport specifies. Without it every session a client opened
+// and abandoned stayed in memory for the life of the process.
+const SessionIdle = time.Hour
+
+func httpHandler(d Deps, keys []string, idle time.Duration) http.Handler {
 	srv := New(d)
 	logger := d.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Logger: sdkLogger(logger), MaxRequestBodyBytes: maxBody})
+		&mcp.StreamableHTTPOptions{Logger: sdkLogger(logger), MaxRequestBodyBytes: maxBody, SessionTimeout: idle})
 	return RequireKey(keys, refuseDuplicateKeys(h))
 }
 

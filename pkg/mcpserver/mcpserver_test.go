@@ -571,3 +571,56 @@ func TestCrawlPrune(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPSessionsExpire: a session that sends nothing for the idle time is
+// forgotten (its next request is a 404, the transport's sign to initialize
+// again); one in use stays. Before, every abandoned session stayed in memory.
+func TestHTTPSessionsExpire(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	srv := httptest.NewServer(httpHandler(Deps{}, nil, idle))
+	t.Cleanup(srv.Close)
+	post := func(session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: got %d, session %q", resp.StatusCode, id)
+	}
+	post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	// Requests closer together than the idle time keep the session.
+	for i := range 4 {
+		time.Sleep(idle / 3)
+		if resp := post(id, list); resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d within the idle time: got %d, want 200", i+1, resp.StatusCode)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		time.Sleep(2 * idle)
+		resp := post(id, list)
+		if resp.StatusCode == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("idle session: still answered %d after 10 s, want 404 once %v passed without a request", resp.StatusCode, idle)
+		}
+	}
+	if got := SessionIdle; got < time.Minute {
+		t.Errorf("SessionIdle %v: clients pausing between calls would lose their sessions", got)
+	}
+}
