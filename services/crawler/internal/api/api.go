@@ -33,7 +33,9 @@ type API struct {
 	// PageTimeout bounds POST /pages; default 2m.
 	PageTimeout time.Duration
 	// EventPoll is how often the event stream re-reads the job; default 1s.
+	// The streams of one job share their reads (statusPolls).
 	EventPoll time.Duration
+	polls     statusPolls
 }
 
 // New returns the API; Register mounts it.
@@ -238,7 +240,7 @@ func (a *API) crawlEvents(c *gin.Context) error {
 	// add page events on top of a status).
 	events, unsubscribe := a.d.Crawls.Subscribe(id)
 	defer unsubscribe()
-	st, err := a.d.Crawls.Status(ctx, id)
+	st, err := a.polls.get(ctx, id, a.EventPoll/2, a.d.Crawls.Status)
 	if err != nil {
 		return mapError(err, "crawl job "+id)
 	}
@@ -287,7 +289,7 @@ func (a *API) crawlEvents(c *gin.Context) error {
 				return nil
 			}
 		case <-t.C:
-			st, err := a.d.Crawls.Status(ctx, id)
+			st, err := a.polls.get(ctx, id, a.EventPoll/2, a.d.Crawls.Status)
 			if err != nil {
 				if !stalled && store.Unavailable(err) && ctx.Err() == nil {
 					stalled = true

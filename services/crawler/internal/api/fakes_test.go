@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -167,5 +168,57 @@ func TestEventsReportStalls(t *testing.T) {
 	}
 	if got := strings.Join(reasons, " "); got != engine.StallDatabase+" "+engine.StallNoCrawler {
 		t.Errorf("stall reasons: got %q, want database_unavailable then no_crawler", got)
+	}
+}
+
+// TestEventStreamsShareStatusReads: the event streams of one job share their
+// periodic status reads, so opening many streams does not multiply the
+// database's work (each read counts the job's frontier). Before, every stream
+// read the status once a poll: 20 streams, 20 reads a poll.
+func TestEventStreamsShareStatusReads(t *testing.T) {
+	running := func() (engine.Status, error) { return engine.Status{ID: "j", Status: store.JobRunning}, nil }
+	crawls := &fakeCrawls{answers: []func() (engine.Status, error){running}}
+	base := fakeAPI(t, Deps{Crawls: crawls}) // EventPoll 20ms
+	const streams = 20
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	opened := make(chan struct{}, streams)
+	for range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/crawls/j/events", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				opened <- struct{}{}
+				return
+			}
+			defer resp.Body.Close()
+			opened <- struct{}{}
+			_, _ = io.Copy(io.Discard, resp.Body)
+		}()
+	}
+	for range streams {
+		<-opened
+	}
+	crawls.mu.Lock()
+	before := crawls.calls // the first read of each stream is its own
+	crawls.mu.Unlock()
+	start := time.Now()
+	time.Sleep(500 * time.Millisecond)
+	crawls.mu.Lock()
+	polled := crawls.calls - before
+	crawls.mu.Unlock()
+	elapsed := time.Since(start)
+	cancel()
+	wg.Wait()
+	// At most about two reads a poll interval (20ms) for the job, with slack for
+	// a slow machine; unshared it would be one per stream and poll (about 500).
+	if limit := 3*int(elapsed/(20*time.Millisecond)) + 5; polled > limit {
+		t.Errorf("%d streams made %d status reads in %v, want at most %d (shared)", streams, polled, elapsed.Round(time.Millisecond), limit)
+	}
+	if polled == 0 {
+		t.Errorf("no status reads in %v: the streams stopped polling", elapsed)
 	}
 }
