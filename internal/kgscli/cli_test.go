@@ -256,6 +256,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{[]string{"search"}, ExitUsage, "want the query"},
 		{[]string{"search", "x", "--k", "0x"}, ExitUsage, "invalid argument"},
 		{[]string{"search", "x", "--k", "500"}, ExitUsage, "--k: want 1..100"},
+		{[]string{"search", "x", "--k", "0"}, ExitUsage, "--k: want 1..100, got 0"},
 		{[]string{"search", "x", "--format", "yaml"}, ExitUsage, "--format"},
 		{[]string{"search", "x", "--mmr", "3"}, ExitUsage, "--mmr"},
 		{[]string{"search", "  "}, ExitUsage, "empty"},

@@ -33,7 +33,9 @@ func newSearchCmd(o *options) *cobra.Command {
 			if err := checkChoice("--format", format, "table", "toon", "json"); err != nil {
 				return err
 			}
-			if req.K < 0 || req.K > 100 {
+			// 0 is the flag's unset value (the service's default, 10), not a
+			// number of results: --k 0 given on the command line is refused.
+			if req.K < 0 || req.K > 100 || (req.K == 0 && cmd.Flags().Changed("k")) {
 				return usagef("--k: want 1..100, got %d", req.K)
 			}
 			if cmd.Flags().Changed("mmr") {
