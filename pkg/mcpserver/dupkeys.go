@@ -107,7 +107,13 @@ const internalRPCError = `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"mes
 // invalidRequest encodes a JSON-RPC Invalid Request error with id (nil: null)
 // saying msg; field, when not empty, names the member at fault in its data.
 func invalidRequest(id json.RawMessage, field, msg string) ([]byte, error) {
-	body := rpcError{JSONRPC: "2.0", ID: id, Error: rpcFault{Code: jsonrpc.CodeInvalidRequest, Message: msg}}
+	return rpcErrorJSON(jsonrpc.CodeInvalidRequest, id, field, msg)
+}
+
+// rpcErrorJSON encodes a JSON-RPC error response with code, id (nil: null) and
+// msg; field, when not empty, names the member at fault in its data.
+func rpcErrorJSON(code int64, id json.RawMessage, field, msg string) ([]byte, error) {
+	body := rpcError{JSONRPC: "2.0", ID: id, Error: rpcFault{Code: code, Message: msg}}
 	if field != "" {
 		body.Error.Data = &rpcFaultField{Field: field}
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgsearch/kgsearch/pkg/httpserver"
@@ -24,7 +25,11 @@ import (
 // line, apart by a carriage return, are several messages to its decoder). The
 // answer carries the message's id when that was given once (a number or a
 // string, in a request that is not a batch), so the client's call ends with the
-// error instead of waiting; otherwise its id is null. A message longer than the
+// error instead of waiting; otherwise its id is null. A line that is not JSON
+// (from the first thing on it that is not a valid value to its end) is answered
+// with a JSON-RPC Parse error (-32700, id null) and kept from the SDK, whose
+// decoder would end the session at it, losing the answers of the calls still
+// running; the session goes on with the next line. A message longer than the
 // SDK's limit (mcp.DefaultMaxLineLength) is answered with an Invalid Request
 // error and ends the session, as the SDK ends it. Every other input reaches the
 // SDK byte for byte, as it was sent. Closing the transport closes neither in nor
@@ -57,9 +62,10 @@ func (*lockedWriter) Close() error { return nil }
 // transport puts one message on a line; a value spread over lines is checked
 // whole too), then checks each JSON value in them as the SDK's decoder will read
 // it: a line may hold several, apart by white space such as a carriage return,
-// and the SDK serves each. What is not a valid JSON value (a syntax error, a
-// value cut short) goes on unchecked from there, for the SDK to refuse as it
-// does: it reads no message past it. A message longer than limit, which the SDK
+// and the SDK serves each. From what is not a valid JSON value on a complete line
+// (a syntax error) to the line's end, the input is answered with a Parse error
+// and dropped; a value cut short by the end of the input goes on unchecked, for
+// the SDK to refuse as it does. A message longer than limit, which the SDK
 // would refuse too, ends the input with errMessageTooLarge after an Invalid
 // Request error saying so: none of it reaches the SDK unchecked.
 type dupKeyReader struct {
@@ -102,22 +108,27 @@ func (r *dupKeyReader) next() {
 		}
 		return
 	}
-	r.settle()
+	r.settle(err != nil)
 	if err != nil {
 		r.err = err // the end of the input (or its failure), after what came before
 	}
 }
 
 // settle hands the SDK the values of the complete lines in frame and the white
-// space around them, less each value it refuses; from the first thing that is
-// not a valid value on, the rest goes on unchecked.
-func (r *dupKeyReader) settle() {
+// space around them, less each value it refuses. From the first thing that is
+// not a valid value on, the rest is answered with a Parse error and dropped, or,
+// at the end of the input (ended), goes on unchecked.
+func (r *dupKeyReader) settle(ended bool) {
 	rest := r.frame
 	for len(rest) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(rest))
 		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			break // white space, or what the SDK is to refuse
+		if err := dec.Decode(&v); err != nil {
+			if !ended && len(bytes.TrimLeft(rest, " \t\r\n")) > 0 {
+				r.parseError(err)
+				rest = nil
+			}
+			break // white space, or a value the end of the input cut short
 		}
 		end := int(dec.InputOffset())
 		keep := end // the white space before the value and the value
@@ -135,6 +146,19 @@ func (r *dupKeyReader) settle() {
 	}
 	r.pending = append(r.pending, rest...)
 	r.frame, r.depth = r.frame[:0], nesting{}
+}
+
+// parseError answers a line that is not JSON with a JSON-RPC Parse error (id
+// null: no id can be read from it), saying what is wrong with it.
+func (r *dupKeyReader) parseError(err error) {
+	b, merr := rpcErrorJSON(jsonrpc.CodeParseError, nil, "",
+		"parse error: the line is not JSON ("+err.Error()+"); send one JSON-RPC message per line")
+	if merr != nil {
+		b = []byte(internalRPCError)
+	}
+	if _, err := r.out.Write(append(b, '\n')); err != nil {
+		r.err = err // the client is gone: the session ends
+	}
 }
 
 // tooLarge answers a message longer than the limit with an Invalid Request

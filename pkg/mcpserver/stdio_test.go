@@ -17,7 +17,9 @@ import (
 // TestStdioReaderChecksEachMessage feeds dupKeyReader input and compares what
 // reaches the SDK and what is answered: a message with a key given twice is
 // answered with an Invalid Request error (its id when it was given once) and
-// kept from the SDK; everything else reaches the SDK byte for byte.
+// kept from the SDK; a line that is not JSON, from where it stops being JSON to
+// its end, is answered with a Parse error and kept from the SDK (field
+// parseError); everything else reaches the SDK byte for byte.
 func TestStdioReaderChecksEachMessage(t *testing.T) {
 	for _, c := range []struct {
 		name, in, sdk string
@@ -34,10 +36,11 @@ func TestStdioReaderChecksEachMessage(t *testing.T) {
 		{"over lines", "{\n  \"id\": 4,\n  \"method\": \"x\",\n  \"a\": 1,\n  \"a\": 2\n}\n", "", "4", "a"},
 		{"valid over lines", "\n{\n  \"id\": 4\n}\n", "\n{\n  \"id\": 4\n}\n", "", ""},
 		{"batch", `[{"id":1,"method":"ping"},{"id":2,"k":1,"k":2}]` + "\n", "", "null", "[1].k"},
-		{"not JSON", "not json\n" + `{"id":5}` + "\n", "not json\n" + `{"id":5}` + "\n", "", ""},
+		{"not JSON", "not json\n" + `{"id":5}` + "\n", `{"id":5}` + "\n", "null", parseError},
+		{"not JSON after white space", "  \t}\r\n" + `{"id":5}` + "\n", `{"id":5}` + "\n", "null", parseError},
 		{"trailing data", `{"id":1} {"id":2,"method":"x","a":1,"a":2}` + "\n", `{"id":1} `, "2", "a"},
 		{"two on a line", `{"id":1,"method":"x","a":1,"a":2}` + "\r" + `{"id":2}` + "\n", "\r" + `{"id":2}` + "\n", "1", "a"},
-		{"then not JSON", `{"id":1}` + "\r" + `x {"id":2,"a":1,"a":2}` + "\n", `{"id":1}` + "\r" + `x {"id":2,"a":1,"a":2}` + "\n", "", ""},
+		{"then not JSON", `{"id":1}` + "\r" + `x {"id":2,"a":1,"a":2}` + "\n", `{"id":1}`, "null", parseError},
 		{"id given twice after the key", `{"id":1,"method":"x","a":1,"a":2,"id":2}` + "\n", "", "null", "a"},
 		{"a response", `{"id":1,"result":{"a":1,"a":2}}` + "\n", "", "null", "result.a"},
 		{"cut short", `{"id":1,"a":`, `{"id":1,"a":`, "", ""},
@@ -58,6 +61,10 @@ func TestStdioReaderChecksEachMessage(t *testing.T) {
 				if out.Len() != 0 {
 					t.Errorf("answered %q, want nothing", out.String())
 				}
+				return
+			}
+			if c.field == parseError {
+				checkStdioParseError(t, out.String())
 				return
 			}
 			checkStdioRefusal(t, out.String(), c.id, c.field)
@@ -83,6 +90,27 @@ func TestStdioReaderChecksEachMessage(t *testing.T) {
 		if len(long) <= 101 && (err != nil || string(got) != "") {
 			t.Errorf("at the limit: the SDK read %q (%v), want nothing: both messages refused", got, err)
 		}
+	}
+}
+
+// parseError marks the cases of TestStdioReaderChecksEachMessage answered with
+// a Parse error.
+const parseError = "(parse error)"
+
+// checkStdioParseError checks line is one JSON-RPC Parse error with id null
+// that says the line is not JSON.
+func checkStdioParseError(t *testing.T, line string) {
+	t.Helper()
+	if !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
+		t.Errorf("answer %q: want one line", line)
+	}
+	got, err := decodeRPCError(line)
+	if err != nil {
+		t.Fatalf("answer %q: want a JSON-RPC error object (%v)", line, err)
+	}
+	if got.JSONRPC != "2.0" || string(got.ID) != "null" || got.Error.Code != -32700 ||
+		!strings.HasPrefix(got.Error.Message, "parse error: the line is not JSON (") {
+		t.Errorf("answer %q: want code -32700, id null and a message saying the line is not JSON", line)
 	}
 }
 
@@ -191,13 +219,22 @@ func TestStdioRefusesDuplicateKeys(t *testing.T) {
 	if a := answer(); !strings.Contains(a, `"id":8`) || !strings.Contains(a, `"id":9`) {
 		t.Errorf("a valid batch after the refusals: %s", a)
 	}
+	// A line that is not JSON (a person typing at kgs mcp) is answered with a
+	// Parse error; the SDK, which would end the session at it, never reads it,
+	// and the session goes on.
+	send(`garbage`)
+	checkStdioParseError(t, answer())
+	send(`{"jsonrpc":"2.0","id":12,"method":"ping"}`)
+	if a := answer(); !strings.Contains(a, `"id":12`) || !strings.Contains(a, `"result"`) {
+		t.Errorf("a ping after a line that is not JSON: %s", a)
+	}
 }
 
 // FuzzStdioReader: whatever the input, the reader does not fail or lose bytes,
 // and no value the SDK's decoder reads from it gives a key twice. When it
 // answers nothing, the SDK reads the input unchanged; when it answers, each
-// answer is an Invalid Request error and what the SDK reads is the input
-// without some of its bytes. Only an input over the limit ends with an error.
+// answer is an Invalid Request or a Parse error and what the SDK reads is the
+// input without some of its bytes. Only an input over the limit ends with an error.
 func FuzzStdioReader(f *testing.F) {
 	for _, s := range []string{`{"id":1,"a":1}` + "\n", `{"id":1,"a":1,"a":2}` + "\n", "{\n\"id\":2,\n\"b\":[1,\n2]}\n",
 		`[{"id":1},{"id":2,"k":1,"k":2}]`, "not json\n", `{"s":"}\"{","s":1}`, "\n\n", `{"a":{"b":1,"b":2}}{"c":1}` + "\n",
@@ -235,8 +272,8 @@ func FuzzStdioReader(f *testing.F) {
 			var e struct {
 				Error struct{ Code int } `json:"error"`
 			}
-			if json.Unmarshal([]byte(line), &e) != nil || e.Error.Code != -32600 {
-				t.Fatalf("answer %q is not an Invalid Request error", line)
+			if json.Unmarshal([]byte(line), &e) != nil || e.Error.Code != -32600 && e.Error.Code != -32700 {
+				t.Fatalf("answer %q is not an Invalid Request or Parse error", line)
 			}
 		}
 	})
