@@ -25,8 +25,9 @@ const maxBody = mcp.DefaultMaxRequestBodyBytes
 // "arguments":{"q":"a","q":"b"} would search for b. The REST routes refuse the
 // same bodies (httpserver.DecodeJSON). The SDK reads the body's first JSON value
 // and ignores what follows it, so that value is the one checked, whatever comes
-// after. Any other body goes on to the SDK as it was sent; invalid JSON is the
-// SDK's to answer.
+// after. A batch of more than maxBatch messages or more than one tools/call is
+// refused the same way (checkBatch). Any other body goes on to the SDK as it was
+// sent; invalid JSON is the SDK's to answer.
 func refuseDuplicateKeys(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
@@ -50,10 +51,47 @@ func refuseDuplicateKeys(next http.Handler) http.Handler {
 				writeRPCError(w, http.StatusBadRequest, e.Field, e.Detail)
 				return
 			}
+			if field, msg := checkBatch(v); msg != "" {
+				writeRPCError(w, http.StatusBadRequest, field, msg)
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxBatch is the most messages a JSON-RPC batch may hold.
+const maxBatch = 10
+
+// checkBatch refuses a JSON-RPC batch (protocol versions before 2025-06-18, or a
+// request without the MCP-Protocol-Version header, which the SDK reads as
+// 2025-03-26) of more than maxBatch messages or with more than one tools/call,
+// returning the field at fault ("" for the batch) and what to do. The search
+// service's rate limit counts a POST to /mcp as one search and the tools call its
+// API in process, where nothing limits them again: one batch of thousands of
+// searches would have cost one request of the limit. A body that is not a batch,
+// or not one the SDK can read, passes.
+func checkBatch(v json.RawMessage) (field, msg string) {
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(v, &batch) != nil {
+		return "", ""
+	}
+	if len(batch) > maxBatch {
+		return "", fmt.Sprintf("a batch holds at most %d messages, this one %d; send the rest in further requests", maxBatch, len(batch))
+	}
+	calls := 0
+	for i, m := range batch {
+		if m.Method != "tools/call" {
+			continue
+		}
+		if calls++; calls > 1 {
+			return fmt.Sprintf("[%d].method", i), "a batch holds at most one tools/call; send each further tool call in a request of its own"
+		}
+	}
+	return "", ""
 }
 
 // firstValue is the JSON value at the start of data (after white space), as a

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -31,7 +32,9 @@ func (c *rpcClient) post(body string) (int, string) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
-		req.Header.Set("MCP-Protocol-Version", c.version)
+		if c.version != "" {
+			req.Header.Set("MCP-Protocol-Version", c.version)
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -176,4 +179,51 @@ func echoSearchFake(t *testing.T) *fakeServices {
 		_ = json.NewEncoder(w).Encode(map[string]any{"query": req["q"], "results": []any{}})
 	})
 	return newFake(t, mux)
+}
+
+// TestBatchesCarryOneToolCall: a JSON-RPC batch (protocol versions before
+// 2025-06-18) may hold at most one tools/call and maxBatch messages. The
+// search service's rate limit counts a POST to /mcp as one search, and the
+// tools call its API in process, unlimited: a batch of a thousand searches
+// used to cost one request of the limit.
+func TestBatchesCarryOneToolCall(t *testing.T) {
+	f := echoSearchFake(t)
+	srv := httptest.NewServer(HTTPHandler(f.deps(), nil))
+	t.Cleanup(srv.Close)
+	old := &rpcClient{t: t, url: srv.URL}
+	old.initialize("2025-03-26")
+	search := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","arguments":{"q":"q%d"}}}`, id, id)
+	}
+	status, body := old.post("[" + search(1) + `,{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+	if status != http.StatusOK || f.requests.Load() != 1 {
+		t.Fatalf("a batch with one tool call: got %d %s (%d searches), want 200 and 1 search", status, body, f.requests.Load())
+	}
+	calls := make([]string, 5)
+	for i := range calls {
+		calls[i] = search(10 + i)
+	}
+	status, body = old.post("[" + strings.Join(calls, ",") + "]")
+	checkInvalidRequest(t, status, body, http.StatusBadRequest, "")
+	if got, _ := decodeRPCError(body); got.Error.Data.Field != "[1].method" || !strings.Contains(got.Error.Message, "at most one tools/call") {
+		t.Errorf("batch of five searches: got %s, want the second tools/call named and what to do", body)
+	}
+	// Without the MCP-Protocol-Version header the SDK takes a batch in any session.
+	cur := &rpcClient{t: t, url: srv.URL}
+	cur.initialize("2025-06-18")
+	cur.version = ""
+	status, body = cur.post("[" + strings.Join(calls, ",") + "]")
+	checkInvalidRequest(t, status, body, http.StatusBadRequest, "")
+	pings := make([]string, maxBatch+1)
+	for i := range pings {
+		pings[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 100+i)
+	}
+	status, body = old.post("[" + strings.Join(pings, ",") + "]")
+	checkInvalidRequest(t, status, body, http.StatusBadRequest, "")
+	if !strings.Contains(body, fmt.Sprintf("at most %d messages", maxBatch)) {
+		t.Errorf("batch of %d pings: got %s, want the limit named", len(pings), body)
+	}
+	if n := f.requests.Load(); n != 1 {
+		t.Errorf("searches run: got %d, want 1 (refused batches run nothing)", n)
+	}
 }
