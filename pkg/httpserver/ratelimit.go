@@ -270,12 +270,16 @@ func BearerToken(r *http.Request) (string, bool) {
 }
 
 // keyIndex returns which configured API key the request's bearer token is.
-func (s *Server) keyIndex(r *http.Request) (int, bool) {
+func (s *Server) keyIndex(r *http.Request) (int, bool) { return keyIndex(s.cfg.APIKeys, r) }
+
+// keyIndex returns which of keys the request's bearer token is, comparing in
+// constant time.
+func keyIndex(keys []string, r *http.Request) (int, bool) {
 	tok, ok := BearerToken(r)
 	if !ok {
 		return 0, false
 	}
-	for i, k := range s.cfg.APIKeys {
+	for i, k := range keys {
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(k)) == 1 {
 			return i, true
 		}

@@ -268,6 +268,11 @@ func (s *Server) ReadyStatus(ctx context.Context) (bool, map[string]string) {
 
 func (s *Server) readyz(c *gin.Context) {
 	ok, st := s.ReadyStatus(c.Request.Context())
+	if len(s.cfg.APIKeys) > 0 {
+		if _, valid := s.keyIndex(c.Request); !valid {
+			st = withoutDetails(st)
+		}
+	}
 	code := http.StatusOK
 	status := "ready"
 	if !ok {
@@ -275,6 +280,28 @@ func (s *Server) readyz(c *gin.Context) {
 		status = "not ready"
 	}
 	c.JSON(code, gin.H{"status": status, "service": s.name, "checks": st})
+}
+
+// withoutDetails is what /readyz tells a client without a key when the service has
+// keys (it is reachable from the network, and /readyz is open to anyone): each
+// check's state, not its error. The errors of failed checks carry internal
+// addresses and names ("dial tcp 172.18.0.3:3306", "Access denied for user
+// 'kgsearch'@'10.0.0.7'", kg's URL), which are nobody's business outside; a
+// request with a key, as kgs status sends, still gets them, and the service's
+// log has them.
+func withoutDetails(checks map[string]string) map[string]string {
+	out := make(map[string]string, len(checks))
+	for name, v := range checks {
+		switch {
+		case v == "ok" || v == "starting":
+			out[name] = v
+		case strings.HasPrefix(v, "degraded"):
+			out[name] = "degraded"
+		default:
+			out[name] = "unavailable"
+		}
+	}
+	return out
 }
 
 // Handle adapts a handler that returns an error.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -263,5 +264,46 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
+	}
+}
+
+// TestReadyzDetailsNeedAKey: with API keys (a service reachable from the
+// network), /readyz still answers everyone its status and each check's state,
+// but the error of a failed check, which names internal addresses and users,
+// only to a request with a key.
+func TestReadyzDetailsNeedAKey(t *testing.T) {
+	const key = "0123456789abcdef-ready"
+	s := newTestServer(t, Config{APIKeys: []string{key}})
+	s.AddReadyCheck("mariadb", func(context.Context) error {
+		return errors.New("Error 1045 (28000): Access denied for user 'kgsearch'@'172.18.0.4'")
+	})
+	s.AddInfoCheck("kg", func(context.Context) error {
+		return errors.New(`Get "http://kg:8088/readyz": dial tcp 172.18.0.3:8088: connection refused`)
+	})
+	s.AddReadyCheck("index", func(context.Context) error { return nil })
+	s.SetReady(true)
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+		want map[string]string
+	}{
+		{"no key", nil, map[string]string{"startup": "ok", "mariadb": "unavailable", "kg": "degraded", "index": "ok"}},
+		{"a wrong key", map[string]string{"Authorization": "Bearer wrong-wrong-wrong-wrong"},
+			map[string]string{"startup": "ok", "mariadb": "unavailable", "kg": "degraded", "index": "ok"}},
+		{"the key", map[string]string{"Authorization": "Bearer " + key}, map[string]string{"startup": "ok",
+			"mariadb": "Error 1045 (28000): Access denied for user 'kgsearch'@'172.18.0.4'",
+			"kg":      `degraded: Get "http://kg:8088/readyz": dial tcp 172.18.0.3:8088: connection refused`, "index": "ok"}},
+	} {
+		rec := do(t, s, "GET", "/readyz", "", tc.hdr)
+		var got struct {
+			Status string            `json:"status"`
+			Checks map[string]string `json:"checks"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("%s: %v in %s", tc.name, err, rec.Body)
+		}
+		if rec.Code != 503 || got.Status != "not ready" || !maps.Equal(got.Checks, tc.want) {
+			t.Errorf("%s: got %d %s %v, want 503 not ready %v", tc.name, rec.Code, got.Status, got.Checks, tc.want)
+		}
 	}
 }

@@ -20,26 +20,38 @@ import (
 type Startup struct {
 	srv    *http.Server
 	done   chan struct{}
-	reason atomic.Value // string
+	reason atomic.Pointer[startupReason]
 	stop   sync.Once
 }
 
-// Starting listens on addr and serves the start-up answers until Stop.
-func Starting(addr, name string, logger *slog.Logger) (*Startup, error) {
+// startupReason is what the service waits for (public) and, after a failed
+// attempt, with the attempt's error (full).
+type startupReason struct{ public, full string }
+
+// Starting listens on addr and serves the start-up answers until Stop. When keys
+// (the service's API keys) are set, the error of the last attempt to reach a
+// dependency is told only to requests with one of them, as on the server's /readyz
+// (withoutDetails): it names internal addresses and users.
+func Starting(addr, name string, keys []string, logger *slog.Logger) (*Startup, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &Startup{done: make(chan struct{})}
-	s.reason.Store("starting")
+	s.Set("starting")
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "service": name})
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "2")
+		reason := s.reason.Load()
+		text := reason.full
+		if _, ok := keyIndex(keys, r); len(keys) > 0 && !ok {
+			text = reason.public
+		}
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{
-			"status": "not ready", "service": name, "checks": map[string]string{"startup": s.reason.Load().(string)},
+			"status": "not ready", "service": name, "checks": map[string]string{"startup": text},
 		})
 	})
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -53,12 +65,14 @@ func Starting(addr, name string, logger *slog.Logger) (*Startup, error) {
 }
 
 // Set records what the service is waiting for; /readyz reports it.
-func (s *Startup) Set(reason string) { s.reason.Store(reason) }
+func (s *Startup) Set(reason string) { s.reason.Store(&startupReason{public: reason, full: reason}) }
 
 // WaitingFor returns a callback that reports each failed attempt to reach the named
 // dependency (for store.OpenRetry and the like).
 func (s *Startup) WaitingFor(what string) func(error) {
-	return func(err error) { s.Set("waiting for " + what + ": " + err.Error()) }
+	return func(err error) {
+		s.reason.Store(&startupReason{public: "waiting for " + what, full: "waiting for " + what + ": " + err.Error()})
+	}
 }
 
 // Stop closes the listener and waits for in-flight answers. It is safe to call more

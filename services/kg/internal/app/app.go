@@ -100,7 +100,7 @@ func Build(cfg config.Config, logger *slog.Logger) (*Parts, error) {
 // Run serves until ctx is cancelled, then saves the learner and closes the store.
 func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	// Until the service is built, /readyz answers 503 with what it is waiting for.
-	boot, err := httpserver.Starting(cfg.Addr, "kg", logger)
+	boot, err := httpserver.Starting(cfg.Addr, "kg", cfg.APIKeys, logger)
 	if err != nil {
 		return err
 	}

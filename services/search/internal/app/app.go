@@ -40,7 +40,7 @@ import (
 // Run starts the search service and blocks until ctx is cancelled or a part fails.
 func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	// Until the service is built, /readyz answers 503 with what it is waiting for.
-	boot, err := httpserver.Starting(cfg.Addr, "search", logger)
+	boot, err := httpserver.Starting(cfg.Addr, "search", cfg.APIKeys, logger)
 	if err != nil {
 		return err
 	}
