@@ -154,7 +154,7 @@ running_pid() {
 	pid="$(cat "$PIDFILE")"
 	[[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
 	# The pid must still be our server, not a recycled pid.
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "http.server" || return 1
+	tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q "http.server" || return 1
 	echo "$pid"
 }
 

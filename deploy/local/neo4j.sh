@@ -156,7 +156,7 @@ pid_matches() {
 	pid=$(cat "$file")
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
 	[[ -r /proc/$pid/cmdline ]] || return 1
-	cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+	cmdline=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
 	[[ $cmdline == *"$pattern"* && $cmdline == *"$HOME_DIR"* ]] || return 1
 	printf '%s' "$pid"
 }
@@ -183,7 +183,9 @@ port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 find_server_child() {
 	local lpid=$1 child
 	for child in $(pgrep -P "$lpid" 2>/dev/null || true); do
-		if tr '\0' ' ' <"/proc/$child/cmdline" 2>/dev/null | grep -q 'org.neo4j.server.CommunityEntryPoint'; then
+		# 2>/dev/null before the redirection: a child that has exited (a short-lived
+		# java the launcher ran) must not print "No such file or directory".
+		if tr '\0' ' ' 2>/dev/null <"/proc/$child/cmdline" | grep -q 'org.neo4j.server.CommunityEntryPoint'; then
 			printf '%s' "$child"
 			return 0
 		fi
