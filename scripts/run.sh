@@ -9,9 +9,13 @@
 #
 # Environment: KGS_RUN_MAX_PAGES [80], KGS_RUN_DEPTH [3], KGS_RUN_QUERY, KGS_RUN_START
 # (the URL to crawl; default the manual's tutorial), and the ports SEARCH_PORT [8080],
-# CRAWLER_PORT [8081], KG_PORT [8088] and KGS_PYDOCS_PORT [8099].
+# CRAWLER_PORT [8081], KG_PORT [8088] and KGS_PYDOCS_PORT [8099]. CRAWLER_ALLOW_HOSTS
+# set for another local site is kept, with the manual's host added to it. When an
+# identical crawl is still queued or running (a `make run` interrupted during its
+# crawl), that job is followed; any other refusal is printed with the crawler's detail.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/runlib.sh
 export KGS_STATE=${KGS_STATE:-$PWD/.state}
 crawler=http://127.0.0.1:${CRAWLER_PORT:-8081}
 search=http://127.0.0.1:${SEARCH_PORT:-8080}
@@ -38,15 +42,15 @@ start_url=${KGS_RUN_START:-${site%/index.html}/tutorial/index.html}
 pyhostport=$(echo "$site" | sed -E 's#^https?://([^/]+)/.*#\1#')
 
 step "services: kg, crawler, search"
-export CRAWLER_ALLOW_HOSTS=${CRAWLER_ALLOW_HOSTS:-$pyhostport}
+CRAWLER_ALLOW_HOSTS=$(allow_host "${CRAWLER_ALLOW_HOSTS:-}" "$pyhostport")
+export CRAWLER_ALLOW_HOSTS
 scripts/services.sh start
 
 step "crawl: $start_url (max_pages $max_pages, depth $depth)"
 # Generated navigation (indexes, search page, page sources) is not content.
 exclude='["/_sources/","/_static/","/genindex","/search\\.html","/py-modindex","/contents\\.html"]'
 body=$(printf '{"url":"%s","max_pages":%d,"max_depth":%d,"tags":["python-docs"],"exclude":%s}' "$start_url" "$max_pages" "$depth" "$exclude")
-job=$(curl -fsS "${auth[@]}" -X POST "$crawler/api/v1/crawls" -H 'Content-Type: application/json' -d "$body")
-id=$(printf '%s' "$job" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+id=$(start_crawl "$crawler" "$body" "${auth[@]}")
 echo "job $id"
 status=""
 deadline=$((SECONDS + ${KGS_RUN_TIMEOUT:-1800}))
