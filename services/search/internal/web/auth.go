@@ -31,8 +31,33 @@ func (w *Web) mac(parts ...string) string {
 }
 
 func setCookie(c *gin.Context, name, value string, maxAge int) {
-	http.SetCookie(c.Writer, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, //nolint:gosec // G124: Secure follows the request's TLS (the service may serve plain HTTP on loopback); HttpOnly and SameSite are set below
-		HttpOnly: true, Secure: c.Request.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(c.Writer, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, //nolint:gosec // G124: Secure follows the browser's scheme (the service may serve plain HTTP on loopback); HttpOnly and SameSite are set below
+		HttpOnly: true, Secure: viaHTTPS(c.Request), SameSite: http.SameSiteStrictMode})
+}
+
+// viaHTTPS reports whether the browser reached this server over HTTPS: the
+// request came over TLS, or a reverse proxy that terminates TLS (SECURITY.md's
+// deployment) says so in X-Forwarded-Proto or Forwarded. Behind such a proxy the
+// request itself is plain HTTP, and cookies made without Secure would also be
+// sent, session included, on any plain http:// request the browser makes to the
+// host. The header needs no trust: a client that claims HTTPS over plain HTTP
+// only makes its own browser refuse the cookies.
+func viaHTTPS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	if strings.EqualFold(strings.TrimSpace(proto), "https") {
+		return true
+	}
+	first, _, _ := strings.Cut(r.Header.Get("Forwarded"), ",")
+	for _, pair := range strings.Split(first, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(pair), "=")
+		if strings.EqualFold(k, "proto") && strings.EqualFold(strings.Trim(v, `"`), "https") {
+			return true
+		}
+	}
+	return false
 }
 
 // csrfToken returns the token forms must send back: an HMAC of the browser's CSRF

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -656,5 +657,72 @@ func TestCrawlStatusJSON(t *testing.T) {
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/crawls/"+testJobID+"/status", nil))
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "no crawler configured") {
 		t.Errorf("without a crawler: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+// TestCookiesSecureBehindTLSProxy: behind a reverse proxy that terminates TLS
+// (X-Forwarded-Proto or Forwarded proto=https), the CSRF and session cookies
+// are Secure, so the browser never sends them over plain HTTP; served plainly
+// (loopback, no proxy) they are not, or the browser would drop them.
+func TestCookiesSecureBehindTLSProxy(t *testing.T) {
+	const key = "web-test-key-0123456789"
+	r := newRig(t, []string{key})
+	do := func(method, path string, hdr map[string]string, form url.Values) *http.Response {
+		t.Helper()
+		var body io.Reader
+		if form != nil {
+			body = strings.NewReader(form.Encode())
+		}
+		req, _ := http.NewRequest(method, r.srv.URL+path, body)
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp
+	}
+	cookie := func(resp *http.Response, name string) *http.Cookie {
+		for _, c := range resp.Cookies() {
+			if c.Name == name {
+				return c
+			}
+		}
+		t.Fatalf("no %s cookie in %v", name, resp.Header["Set-Cookie"])
+		return nil
+	}
+	for _, tc := range []struct {
+		name   string
+		hdr    map[string]string
+		secure bool
+	}{
+		{"plain HTTP", nil, false},
+		{"X-Forwarded-Proto https", map[string]string{"X-Forwarded-Proto": "https"}, true},
+		{"X-Forwarded-Proto of two proxies", map[string]string{"X-Forwarded-Proto": "HTTPS, http"}, true},
+		{"Forwarded proto=https", map[string]string{"Forwarded": `for=192.0.2.60;proto="https";by=203.0.113.43`}, true},
+		{"X-Forwarded-Proto http", map[string]string{"X-Forwarded-Proto": "http"}, false},
+	} {
+		csrf := cookie(do(http.MethodGet, "/login", tc.hdr, nil), csrfCookie)
+		if csrf.Secure != tc.secure {
+			t.Errorf("%s: CSRF cookie Secure %v, want %v", tc.name, csrf.Secure, tc.secure)
+		}
+		hdr := map[string]string{"Cookie": csrfCookie + "=" + csrf.Value}
+		for k, v := range tc.hdr {
+			hdr[k] = v
+		}
+		form := url.Values{"key": {key}, "csrf": {r.web.mac("csrf", csrf.Value)}}
+		resp := do(http.MethodPost, "/login", hdr, form)
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: login got %d, want 303", tc.name, resp.StatusCode)
+		}
+		if s := cookie(resp, sessionCookie); s.Secure != tc.secure || !s.HttpOnly || s.SameSite != http.SameSiteStrictMode {
+			t.Errorf("%s: session cookie Secure %v HttpOnly %v SameSite %v, want Secure %v, HttpOnly, Strict", tc.name, s.Secure, s.HttpOnly, s.SameSite, tc.secure)
+		}
 	}
 }
