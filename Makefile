@@ -24,7 +24,7 @@ up: ## install (first time) and start MariaDB 11.8, Neo4j 5.26 and the embedding
 .PHONY: down
 down: ## stop the services, the local doc sites (deploy/local/*docs.sh, rustbook.sh) and the stack started by `make up` / `make run`
 	-scripts/services.sh stop
-	-for site in pydocs djangodocs gitdocs rustbook nodedocs pgdocs octavedocs celerydocs; do deploy/local/$$site.sh stop; done
+	-for site in pydocs djangodocs gitdocs rustbook nodedocs pgdocs octavedocs celerydocs drfdocs; do deploy/local/$$site.sh stop; done
 	deploy/local/stack.sh down
 
 .PHONY: status

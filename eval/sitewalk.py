@@ -60,6 +60,12 @@ def links_of(path, url):
     return out
 
 
+def page_key(rel):
+    """The judgments' key of a path under the root: a directory ("tutorial/",
+    or the root itself) means its index.html, as cmd/kgeval's PageKey reads it."""
+    return rel + "index.html" if rel == "" or rel.endswith("/") else rel
+
+
 def local_file(root_dir, root_url, u):
     """The file behind URL u, or None when u is outside the site or missing."""
     if not u.startswith(root_url):
@@ -83,8 +89,16 @@ def walk(spec, root_dir, root_url):
         u, d = queue.popleft()
         path = local_file(root_dir, root_url, u)
         if path is None:
+            rel = urllib.parse.unquote(urllib.parse.urlsplit(u).path)[len(urllib.parse.urlsplit(root_url).path):]
+            if rel and not u.endswith("/") and os.path.isfile(os.path.join(root_dir, rel, "index.html")):
+                # A directory without its slash: the static server redirects
+                # to dir/, and the crawler queues the target at the same depth.
+                v = u + "/"
+                if v not in seen:
+                    seen.add(v)
+                    queue.appendleft((v, d))
             continue  # a 404: the crawler records a failure, not a page
-        pages.append((d, u[len(root_url):] or "index.html"))
+        pages.append((d, page_key(u[len(root_url):])))
         if d >= spec["max_depth"] or not path.endswith((".html", ".htm")):
             continue
         for v in links_of(path, u):

@@ -85,3 +85,66 @@ func TestPydocsDataset(t *testing.T) {
 		t.Errorf("crawl spec incomplete: root %q start %q max_pages %d expected_pages %d", d.Site.Root, d.Crawl.Start, d.Crawl.MaxPages, d.Crawl.ExpectedPages)
 	}
 }
+
+// Every shipped dataset (eval/*/queries.json) must load, name a complete crawl
+// and a site script that exists, give each corpus (site root) its own tags, and
+// key every judged page the way PageKey reduces a result URL, so that a
+// judgment can match: a page served under a directory URL (MkDocs'
+// api-guide/serializers/) is judged as its index.html.
+func TestShippedDatasets(t *testing.T) {
+	paths, err := filepath.Glob("../../eval/*/queries.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	tagRoot := map[string]string{}
+	for _, path := range paths {
+		d, err := LoadDataset(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		names[d.Name] = true
+		if len(d.Queries) < 40 {
+			t.Errorf("%s: %d queries, want at least 40", path, len(d.Queries))
+		}
+		c := d.Crawl
+		if d.Site.Root == "" || c.Start == "" || c.MaxDepth < 1 || len(c.Tags) == 0 || c.ExpectedPages < 1 || c.MaxPages < c.ExpectedPages {
+			t.Errorf("%s: crawl spec incomplete: root %q start %q max_depth %d tags %v max_pages %d expected_pages %d",
+				path, d.Site.Root, c.Start, c.MaxDepth, c.Tags, c.MaxPages, c.ExpectedPages)
+		}
+		if d.Site.Script != "" {
+			if _, err := os.Stat(filepath.Join("../..", d.Site.Script)); err != nil {
+				t.Errorf("%s: site.script: %v", path, err)
+			}
+		}
+		for _, tag := range c.Tags {
+			if other, ok := tagRoot[tag]; ok && other != d.Site.Root {
+				t.Errorf("%s: tag %q is also the tag of %s", path, tag, other)
+			}
+			tagRoot[tag] = d.Site.Root
+		}
+		root, err := siteRoot("", d.Site.Root)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		for _, q := range d.Queries {
+			for page := range q.Relevant {
+				urls := []string{d.Site.Root + page}
+				if page == "index.html" || strings.HasSuffix(page, "/index.html") {
+					urls = append(urls, d.Site.Root+strings.TrimSuffix(page, "index.html"))
+				}
+				for _, u := range urls {
+					if got, err := PageKey(u, root); err != nil || got != page {
+						t.Errorf("%s %s: PageKey(%s) = %q, %v; want the judged key %q", path, q.ID, u, got, err, page)
+					}
+				}
+			}
+		}
+	}
+	// The first MkDocs site, whose pages are only linked as directories.
+	if !names["drf"] {
+		t.Errorf("no dataset named drf among %d (eval/drf/queries.json)", len(paths))
+	}
+}

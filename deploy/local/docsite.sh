@@ -25,6 +25,9 @@
 #            celerydocs  the Celery 5.2 documentation, Sphinx HTML with viewcode
 #                        source listings (python-celery-doc 5.2.6-5,
 #                        eval/celery), port 8092
+#            drfdocs     the Django REST framework 3.14 documentation, MkDocs
+#                        HTML with directory URLs (python-djangorestframework-doc
+#                        3.14.0-2+deb12u1, eval/drf), port 8091
 #   install  download (cached) and unpack the package; idempotent
 #   start    install if needed and start the static server on the address;
 #            a running server, or any server already answering at the URL,
@@ -32,12 +35,12 @@
 #   stop     stop the server whose pid is in the pid file
 #   status   print "running (pid N) at URL" or "stopped"; exit 0 / 3
 #   url      print the site's start URL (http://ADDR:PORT/index.html)
-# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs,pgdocs,octavedocs,celerydocs}.sh
+# deploy/local/{pydocs,djangodocs,gitdocs,rustbook,nodedocs,pgdocs,octavedocs,celerydocs,drfdocs}.sh
 # are this script with SITE set.
 #
 # Environment (defaults in brackets), with P the site's prefix (KGS_PYDOCS,
 # KGS_DJANGODOCS, KGS_GITDOCS, KGS_RUSTBOOK, KGS_NODEDOCS, KGS_PGDOCS,
-# KGS_OCTAVEDOCS, KGS_CELERYDOCS):
+# KGS_OCTAVEDOCS, KGS_CELERYDOCS, KGS_DRFDOCS):
 #   KGS_STATE      state folder [<repo>/.state]; the site lives in $KGS_STATE/SITE
 #   P_ADDR         listen address [127.0.0.1]
 #   P_PORT         listen port [the site's]
@@ -88,8 +91,14 @@ celerydocs)
 	PACKAGE=python-celery-doc PIN="5.2.6-5" DOCDIR=usr/share/doc/python-celery-doc/html
 	PREFIX=KGS_CELERYDOCS DEFAULT_PORT=8092
 	;;
+drfdocs)
+	# MkDocs with directory URLs: a page is <section>/<page>/index.html and is
+	# linked as <section>/<page>/ (http.server answers it with index.html).
+	PACKAGE=python-djangorestframework-doc PIN="3.14.0-2+deb12u1" DOCDIR=usr/share/doc/python3-djangorestframework/html
+	PREFIX=KGS_DRFDOCS DEFAULT_PORT=8091
+	;;
 *)
-	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs|pgdocs|octavedocs|celerydocs} {install|start|stop|status|url}" >&2
+	echo "usage: $0 {pydocs|djangodocs|gitdocs|rustbook|nodedocs|pgdocs|octavedocs|celerydocs|drfdocs} {install|start|stop|status|url}" >&2
 	exit 2
 	;;
 esac
