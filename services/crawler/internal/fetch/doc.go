@@ -5,12 +5,14 @@
 // DNS answer says). On top of colly it adds what a resumable, multi-process
 // crawler needs per request rather than per in-memory queue:
 //
-//   - robots.txt, fetched once per host with our user agent and cached; its
-//     Disallow rules, Crawl-delay and Sitemap lines are used (colly's own robots
-//     check is switched off because it ignores Crawl-delay);
+//   - robots.txt, fetched once per host with our user agent and cached (an hour,
+//     at most 256 hosts); its Disallow rules, Crawl-delay and Sitemap lines are
+//     used (colly's own robots check is switched off because it ignores
+//     Crawl-delay); a file with more than 1000 pattern rules refuses its host;
 //   - per-host politeness: at most N requests in flight per host and a minimum
 //     gap between request starts (the larger of the configured delay and the
-//     host's Crawl-delay, capped);
+//     host's Crawl-delay, capped), forgotten for hosts idle for the robots.txt
+//     cache's lifetime;
 //   - retries with exponential backoff on 429, 5xx and timeouts, honouring
 //     Retry-After;
 //   - a body size limit and a content-type filter applied on the response

@@ -139,7 +139,7 @@ func New(cfg Config) (*Fetcher, error) {
 		cfg:    cfg,
 		base:   c,
 		client: &http.Client{Transport: transport, Timeout: cfg.Timeout, CheckRedirect: limitRedirects},
-		hosts:  newHostLimiter(cfg.HostParallel, cfg.Delay),
+		hosts:  newHostLimiter(cfg.HostParallel, cfg.Delay, cfg.RobotsTTL),
 		sleep:  sleepCtx,
 	}
 	f.robots = newRobotsCache(f, cfg.RobotsTTL)
@@ -196,8 +196,8 @@ func (f *Fetcher) Allowed(ctx context.Context, u *url.URL) error {
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
-	if r.disallowAll {
-		return &SkipError{Reason: ReasonRobots, Detail: "robots.txt answered with a server error; the host is not crawled for now"}
+	if r.refused != "" {
+		return &SkipError{Reason: ReasonRobots, Detail: r.refused}
 	}
 	if r.group != nil && !r.group.Test(path) {
 		return &SkipError{Reason: ReasonRobots, Detail: "robots.txt disallows " + u.String()}

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,11 +16,28 @@ import (
 
 // robotsRules is what the crawler keeps of one host's robots.txt.
 type robotsRules struct {
-	group       *robotstxt.Group // nil: everything allowed
-	disallowAll bool             // robots.txt answered 5xx: crawl nothing for now
-	sitemaps    []string
-	expires     time.Time
+	group *robotstxt.Group // nil: everything allowed
+	// refused, when not empty, says why nothing of the host is crawled: robots.txt
+	// answered 5xx (for a minute), or it holds more pattern rules than
+	// maxRobotsPatterns.
+	refused  string
+	sitemaps []string
+	expires  time.Time
 }
+
+// Bounds on what robots.txt files cost. The parser compiles every rule with a
+// wildcard (*) or an end anchor ($) into a regular expression, and each URL of
+// the host is tested against all of them: 512 KiB of "Disallow: /*1*" lines
+// took 30 MB and 140 ms a URL. A file with more pattern rules than
+// maxRobotsPatterns is not parsed and its host is not crawled (real files have
+// a few dozen; refusing is the polite reading of one that cannot be obeyed at a
+// sane cost). The cache holds at most maxRobotsEntries hosts: entries are
+// dropped when they expire, whether or not the host is asked for again, and the
+// soonest to expire make room for new ones (they are fetched again when needed).
+const (
+	maxRobotsPatterns = 1000
+	maxRobotsEntries  = 256
+)
 
 type robotsCache struct {
 	f   *Fetcher
@@ -27,6 +45,8 @@ type robotsCache struct {
 
 	mu      sync.Mutex
 	entries map[string]*robotsEntry // scheme://host
+	swept   time.Time
+	max     int
 }
 
 type robotsEntry struct {
@@ -36,7 +56,51 @@ type robotsEntry struct {
 }
 
 func newRobotsCache(f *Fetcher, ttl time.Duration) *robotsCache {
-	return &robotsCache{f: f, ttl: ttl, entries: map[string]*robotsEntry{}}
+	return &robotsCache{f: f, ttl: ttl, entries: map[string]*robotsEntry{}, max: maxRobotsEntries}
+}
+
+// makeRoom drops expired entries (at most once a minute, or when the cache is
+// full) and then, while the cache is full, the loaded entry that expires
+// first. Entries still loading stay. c.mu is held.
+func (c *robotsCache) makeRoom(now time.Time) {
+	if now.Sub(c.swept) < time.Minute && len(c.entries) < c.max {
+		return
+	}
+	c.swept = now
+	for key, e := range c.entries {
+		if e.loaded() && e.err == nil && now.After(e.rules.expires) {
+			delete(c.entries, key)
+		}
+	}
+	for len(c.entries) >= c.max {
+		var oldKey string
+		var oldExp time.Time
+		for key, e := range c.entries {
+			if e.loaded() && e.err == nil && (oldKey == "" || e.rules.expires.Before(oldExp)) {
+				oldKey, oldExp = key, e.rules.expires
+			}
+		}
+		if oldKey == "" {
+			return // every entry is loading; they are few (one per host in flight)
+		}
+		delete(c.entries, oldKey)
+	}
+}
+
+// loaded reports whether the entry's rules or error are set.
+func (e *robotsEntry) loaded() bool {
+	select {
+	case <-e.once:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *robotsCache) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
 }
 
 // get returns the host's rules, fetching robots.txt once per TTL; concurrent
@@ -67,6 +131,7 @@ func (c *robotsCache) get(ctx context.Context, u *url.URL) (*robotsRules, error)
 			}
 			return e.rules, nil
 		}
+		c.makeRoom(time.Now())
 		e = &robotsEntry{once: make(chan struct{})}
 		c.entries[key] = e
 		c.mu.Unlock()
@@ -106,6 +171,12 @@ func (c *robotsCache) load(ctx context.Context, u *url.URL) (*robotsRules, error
 	if err != nil {
 		return nil, fmt.Errorf("robots.txt %s: %w", robotsURL, err)
 	}
+	if resp.StatusCode/100 == 2 {
+		if n := patternRules(body); n > maxRobotsPatterns {
+			return &robotsRules{expires: time.Now().Add(c.ttl),
+				refused: fmt.Sprintf("robots.txt has %d rules with * or $, more than the %d the crawler obeys; the host is not crawled", n, maxRobotsPatterns)}, nil
+		}
+	}
 	// 2xx: parse; 4xx: no rules; 5xx: disallow everything (robotstxt's policy).
 	data, err := robotstxt.FromStatusAndBytes(resp.StatusCode, body)
 	if err != nil {
@@ -118,7 +189,7 @@ func (c *robotsCache) load(ctx context.Context, u *url.URL) (*robotsRules, error
 	rules := &robotsRules{expires: time.Now().Add(c.ttl)}
 	if resp.StatusCode >= 500 {
 		// A server error is temporary: refuse the host for a minute, then ask again.
-		rules.disallowAll = true
+		rules.refused = "robots.txt answered with a server error; the host is not crawled for now"
 		rules.expires = time.Now().Add(time.Minute)
 		return rules, nil
 	}
@@ -130,4 +201,29 @@ func (c *robotsCache) load(ctx context.Context, u *url.URL) (*robotsRules, error
 		c.f.hosts.setDelay(u.Host, min(rules.group.CrawlDelay, c.f.cfg.MaxCrawlDelay))
 	}
 	return rules, nil
+}
+
+// patternRules counts the Allow and Disallow lines of a robots.txt whose path
+// holds a wildcard or an end anchor: the rules the parser compiles into
+// regular expressions.
+func patternRules(body []byte) int {
+	n := 0
+	for line := range bytes.Lines(body) {
+		line = bytes.TrimSpace(line)
+		if i := bytes.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		key, val, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		key = bytes.ToLower(bytes.TrimSpace(key))
+		if !bytes.Equal(key, []byte("allow")) && !bytes.Equal(key, []byte("disallow")) {
+			continue
+		}
+		if bytes.ContainsAny(val, "*$") {
+			n++
+		}
+	}
+	return n
 }
