@@ -357,6 +357,10 @@ func (s *Server) requestID(c *gin.Context) {
 	}
 	c.Set(ridKey, rid)
 	c.Header("X-Request-ID", rid)
+	// Every answer is of the type it says: JSON, TOON text and problem documents
+	// echo what clients sent (a query, a URL), which a browser must never sniff
+	// into HTML.
+	c.Header("X-Content-Type-Options", "nosniff")
 	c.Next()
 }
 

@@ -307,3 +307,14 @@ func TestReadyzDetailsNeedAKey(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSniff: every answer, success or problem document, tells browsers not to
+// guess its type (answers echo what clients sent).
+func TestNoSniff(t *testing.T) {
+	s := newTestServer(t, Config{})
+	for _, path := range []string{"/healthz", "/api/v1/nowhere?q=<script>"} {
+		if got := do(t, s, "GET", path, "", nil).Header().Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("GET %s: X-Content-Type-Options %q, want nosniff", path, got)
+		}
+	}
+}
