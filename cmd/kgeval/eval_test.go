@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -177,6 +178,11 @@ func TestRunAblationsTagsAndUnion(t *testing.T) {
 	// The ablations do not take part in the verdict: full beats bm25.
 	if !strings.Contains(out.String(), "verdict: the full pipeline beats every other method") {
 		t.Errorf("verdict counts the ablations:\n%s", out.String())
+	}
+	// But it names them when they score as well: the fake answers every
+	// query alike whatever the expansion switch, so no-expand ties the full pipeline.
+	if !regexp.MustCompile(`beats every other method on mean nDCG@10; ablations at or above it: [^\n]*no-expand`).MatchString(out.String()) {
+		t.Errorf("verdict does not name the ablations that tie the full pipeline:\n%s", out.String())
 	}
 	tagged, untagged := 0, 0
 	for _, q := range fake.seen {

@@ -92,7 +92,7 @@ func newReport(d *Dataset, search string, k int, st *apiclient.SearchStatus, res
 	}
 	if full != nil {
 		beatsAll := true
-		var lost []string
+		var lost, notBelow []string
 		for _, m := range results {
 			if m == full {
 				continue
@@ -100,7 +100,12 @@ func newReport(d *Dataset, search string, k int, st *apiclient.SearchStatus, res
 			p := Compare(full, m, tieEps)
 			r.Comparisons = append(r.Comparisons, p)
 			if m.Kind == KindAblation {
-				continue // a part switched off is not a competitor
+				// A part switched off is not a competitor, but one that scores as
+				// well without that part is named: the part adds nothing there.
+				if !(full.NDCG > m.NDCG) {
+					notBelow = append(notBelow, m.Method)
+				}
+				continue
 			}
 			if !(full.NDCG > m.NDCG) {
 				beatsAll = false
@@ -114,6 +119,9 @@ func newReport(d *Dataset, search string, k int, st *apiclient.SearchStatus, res
 			r.Verdict = "the full pipeline beats every other method on mean nDCG@" + fmt.Sprint(k)
 		default:
 			r.Verdict = fmt.Sprintf("the full pipeline does NOT beat %s on mean nDCG@%d", strings.Join(lost, ", "), k)
+		}
+		if len(notBelow) > 0 && len(r.Comparisons) > 0 {
+			r.Verdict += fmt.Sprintf("; ablations at or above it: %s", strings.Join(notBelow, ", "))
 		}
 	}
 	if len(r.Problems) > 0 {
