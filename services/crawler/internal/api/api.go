@@ -356,7 +356,7 @@ func (a *API) crawlPage(c *gin.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), a.PageTimeout)
 	defer cancel()
-	res, err := a.d.Pages.CrawlPage(ctx, req.URL, req.Tags)
+	res, err := a.d.Pages.CrawlPage(ctx, req.URL, engine.UniqueTags(req.Tags))
 	if err != nil {
 		return mapError(err, "page")
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -364,7 +365,8 @@ func TestPageAndBlocklist(t *testing.T) {
 	site := docsSite(t)
 	f := newFixture(t, []string{"127.0.0.1"})
 
-	code, res, _ := f.do(t, http.MethodPost, "/api/v1/pages", fmt.Sprintf(`{"url":%q,"tags":["one"]}`, site.URL+"/http?utm_source=x#frag"))
+	// A tag given twice is stored once.
+	code, res, _ := f.do(t, http.MethodPost, "/api/v1/pages", fmt.Sprintf(`{"url":%q,"tags":["one","two","one"]}`, site.URL+"/http?utm_source=x#frag"))
 	if code != http.StatusOK {
 		t.Fatalf("POST /pages: got %d %v, want 200", code, res)
 	}
@@ -377,6 +379,9 @@ func TestPageAndBlocklist(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, _ := res["document"].(map[string]any)
+	if !slices.Equal(stored.Tags, []string{"one", "two"}) || fmt.Sprint(doc["tags"]) != "[one two]" {
+		t.Errorf("POST /pages with tags one, two, one: stored %q, answered %v; want [one two]", stored.Tags, doc["tags"])
+	}
 	for k, want := range map[string]time.Time{"created_at": stored.CreatedAt, "updated_at": stored.UpdatedAt} {
 		got, err := time.Parse(time.RFC3339Nano, fmt.Sprint(doc[k]))
 		if err != nil || !got.Equal(want) || got.Year() < 2000 {

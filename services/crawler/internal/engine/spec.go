@@ -125,6 +125,7 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 			return s, fieldErr(fmt.Sprintf("tags[%d]", i), "tags must be 1..128 bytes")
 		}
 	}
+	s.Tags = UniqueTags(s.Tags)
 	if s.RespectRobots == nil {
 		t := true
 		s.RespectRobots = &t
@@ -134,6 +135,22 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 		s.UseSitemap = &t
 	}
 	return s, nil
+}
+
+// UniqueTags is tags without repeats, in the order they were first given: a
+// tag given twice ("tags":["a","a"]) is stored and shown once. Tags are
+// compared exactly, as they are stored.
+func UniqueTags(tags []string) []string {
+	if len(tags) < 2 {
+		return tags
+	}
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Key identifies what a normalised spec crawls, for refusing a second

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +47,24 @@ func TestSpecPageAndDepthDefaults(t *testing.T) {
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Reason, tc.want) {
 			t.Errorf("%+v: got %v, want %s: %q", tc.spec, err, tc.field, tc.want)
+		}
+	}
+}
+
+// TestSpecTagsOnce: a tag given twice is kept once, in the order first given
+// (the job's spec and every page it stores show it once); tags are compared
+// exactly, so "B" and "b" are two tags.
+func TestSpecTagsOnce(t *testing.T) {
+	for _, tc := range []struct{ tags, want []string }{
+		{nil, nil},
+		{[]string{"a"}, []string{"a"}},
+		{[]string{"a", "a", "B"}, []string{"a", "B"}},
+		{[]string{"b", "a", "b", "a", "c"}, []string{"b", "a", "c"}},
+		{[]string{"B", "b"}, []string{"B", "b"}},
+	} {
+		got, err := Spec{URL: "https://docs.example.com/", Tags: tc.tags}.Normalize(Limits{MaxPages: 10, MaxDepth: 2}, canon.DefaultOptions())
+		if err != nil || !slices.Equal(got.Tags, tc.want) {
+			t.Errorf("tags %q: got %q, %v; want %q", tc.tags, got.Tags, err, tc.want)
 		}
 	}
 }
