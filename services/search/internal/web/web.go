@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -311,6 +312,32 @@ func (w *Web) dependencyError(c *gin.Context, service string, err error, back st
 	}
 }
 
+// inputType is the type of a form input showing v: want ("date" or "number")
+// when v is empty or a value a browser shows in such an input, otherwise "text".
+// A date input empties itself of a value that is not YYYY-MM-DD, such as the
+// RFC 3339 time the search takes in published_after (the page searched with
+// it, but the next Apply dropped it without a word), and a number input of
+// "ten": as text they keep the value as it was given, valid or to be fixed.
+func inputType(want, v string) string {
+	ok := v == ""
+	switch want {
+	case "date":
+		if len(v) == len("2006-01-02") {
+			_, err := time.Parse("2006-01-02", v)
+			ok = ok || err == nil
+		}
+	case "number":
+		ok = ok || htmlNumber.MatchString(v)
+	}
+	if ok {
+		return want
+	}
+	return "text"
+}
+
+// htmlNumber is HTML's valid floating-point number.
+var htmlNumber = regexp.MustCompile(`^-?(?:[0-9]+|[0-9]*\.[0-9]+)(?:[eE][-+]?[0-9]+)?$`)
+
 var funcs = template.FuncMap{
 	"pct":     func(x float64) string { return fmt.Sprintf("%.2f", x*100) },
 	"f3":      func(x float64) string { return fmt.Sprintf("%.3f", x) },
@@ -324,6 +351,8 @@ var funcs = template.FuncMap{
 	"clip":    clip,
 	"spaced":  func(s string) string { return strings.ReplaceAll(s, ",", ", ") },
 	"bytes":   bytesText,
+	// The type of the search form's date and number inputs for their values.
+	"inputType": inputType,
 	// The crawl page's legend of page outcomes and the reasons' words for app.js.
 	"outcomes":    func() []outcome { return outcomes },
 	"reasonWords": reasonWordsJSON,
