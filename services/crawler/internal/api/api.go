@@ -36,6 +36,13 @@ type API struct {
 	// The streams of one job share their reads (statusPolls).
 	EventPoll time.Duration
 	polls     statusPolls
+	// StoreTimeout bounds the database work of one request (of each shared read
+	// of the job for the event streams, of each document of DELETE
+	// /documents?domain=);
+	// default 10s. A database that accepts connections but does not answer (a
+	// frozen or overloaded server) then gives a 503 naming MariaDB, not a
+	// request that hangs until the client gives up.
+	StoreTimeout time.Duration
 }
 
 // New returns the API; Register mounts it.
@@ -43,7 +50,7 @@ func New(srv *httpserver.Server, d Deps) *API {
 	if d.BlocklistChanged == nil {
 		d.BlocklistChanged = func() {}
 	}
-	return &API{srv: srv, d: d, PageTimeout: 2 * time.Minute, EventPoll: time.Second}
+	return &API{srv: srv, d: d, PageTimeout: 2 * time.Minute, EventPoll: time.Second, StoreTimeout: 10 * time.Second}
 }
 
 // Register mounts the routes under /api/v1. Every route reads its URL query
@@ -51,29 +58,48 @@ func New(srv *httpserver.Server, d Deps) *API {
 // twice, is a 400 naming it, not silently ignored.
 func (a *API) Register() {
 	g := a.srv.API("/api/v1")
-	h := func(q httpserver.QuerySpec, fn func(*gin.Context) error) gin.HandlerFunc {
+	a.polls.timeout = a.StoreTimeout
+	// bounded routes run under StoreTimeout as a whole; the others bound their
+	// own steps (the event stream each read, POST /pages by PageTimeout, the
+	// delete of a domain each document).
+	const bounded, unbounded = true, false
+	h := func(q httpserver.QuerySpec, bound bool, fn func(*gin.Context) error) gin.HandlerFunc {
 		return a.srv.Handle(func(c *gin.Context) error {
 			if _, err := httpserver.StrictQuery(c.Request, q); err != nil {
 				return err
 			}
+			if bound {
+				ctx, cancel := a.storeCtx(c.Request.Context())
+				defer cancel()
+				c.Request = c.Request.WithContext(ctx)
+			}
 			return dbUnavailable(fn(c))
 		})
 	}
-	g.POST("/crawls", h(bodyOnly, a.createCrawl))
-	g.GET("/crawls", h(crawlListParams, a.listCrawls))
-	g.GET("/crawls/:id", h(noParams, a.getCrawl))
-	g.GET("/crawls/:id/events", h(noParams, a.crawlEvents))
-	g.DELETE("/crawls/:id", h(noParams, a.cancelCrawl))
-	g.POST("/pages", h(bodyOnly, a.crawlPage))
-	g.GET("/documents", h(documentListParams, a.listDocuments))
-	g.GET("/documents/:id", h(documentParams, a.getDocument))
-	g.DELETE("/documents", h(domainDeleteParams, a.deleteDomain))
-	g.DELETE("/documents/:id", h(noParams, a.deleteDocument))
-	g.GET("/chunks/:id", h(noParams, a.getChunk))
-	g.GET("/blocklist", h(noParams, a.listBlocklist))
-	g.POST("/blocklist", h(bodyOnly, a.addBlocklist))
-	g.DELETE("/blocklist", h(unblockParams, a.removeBlocklist))
-	g.DELETE("/blocklist/:domain", h(noParams, a.removeBlocklist))
+	g.POST("/crawls", h(bodyOnly, bounded, a.createCrawl))
+	g.GET("/crawls", h(crawlListParams, bounded, a.listCrawls))
+	g.GET("/crawls/:id", h(noParams, bounded, a.getCrawl))
+	g.GET("/crawls/:id/events", h(noParams, unbounded, a.crawlEvents))
+	g.DELETE("/crawls/:id", h(noParams, bounded, a.cancelCrawl))
+	g.POST("/pages", h(bodyOnly, unbounded, a.crawlPage))
+	g.GET("/documents", h(documentListParams, bounded, a.listDocuments))
+	g.GET("/documents/:id", h(documentParams, bounded, a.getDocument))
+	g.DELETE("/documents", h(domainDeleteParams, unbounded, a.deleteDomain))
+	g.DELETE("/documents/:id", h(noParams, bounded, a.deleteDocument))
+	g.GET("/chunks/:id", h(noParams, bounded, a.getChunk))
+	g.GET("/blocklist", h(noParams, bounded, a.listBlocklist))
+	g.POST("/blocklist", h(bodyOnly, bounded, a.addBlocklist))
+	g.DELETE("/blocklist", h(unblockParams, bounded, a.removeBlocklist))
+	g.DELETE("/blocklist/:domain", h(noParams, bounded, a.removeBlocklist))
+}
+
+// storeCtx bounds database work by StoreTimeout. A timeout that fires is a
+// store.Unavailable error, which dbUnavailable answers with 503.
+func (a *API) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if a.StoreTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, a.StoreTimeout)
 }
 
 // The URL parameters of each route (httpserver.StrictQuery), with the names
@@ -572,18 +598,24 @@ func (a *API) deleteDomain(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if job, err := a.crawlOf(ctx, domain); err != nil {
+	// Each step has its own StoreTimeout: a batch of many documents may take
+	// longer than one, a database that does not answer may not.
+	lctx, cancel := a.storeCtx(ctx)
+	defer cancel()
+	if job, err := a.crawlOf(lctx, domain); err != nil {
 		return mapError(err, "jobs")
 	} else if job != "" {
 		return httpserver.Conflict(fmt.Sprintf("crawl %s covers %s and would store its pages again: cancel it (DELETE /api/v1/crawls/%s) or let it finish, then delete", job, domain, job))
 	}
-	page, err := a.d.Documents.ListDocuments(ctx, store.ListOptions{Domain: domain, Limit: limit})
+	page, err := a.d.Documents.ListDocuments(lctx, store.ListOptions{Domain: domain, Limit: limit})
 	if err != nil {
 		return mapError(err, "documents")
 	}
 	deleted := 0
 	for _, d := range page.Documents {
-		_, err := a.d.Documents.DeleteDocument(ctx, d.ID, &store.DeletePayload{URL: d.URL})
+		dctx, cancel := a.storeCtx(ctx)
+		_, err := a.d.Documents.DeleteDocument(dctx, d.ID, &store.DeletePayload{URL: d.URL})
+		cancel()
 		if errors.Is(err, store.ErrNotFound) {
 			continue // deleted meanwhile by another request
 		}

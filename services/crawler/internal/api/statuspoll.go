@@ -17,6 +17,9 @@ import (
 type statusPolls struct {
 	mu   sync.Mutex
 	jobs map[string]*statusPoll
+	// timeout bounds each read (0: statusReadTimeout); API.Register sets it
+	// to the API's StoreTimeout.
+	timeout time.Duration
 }
 
 // statusPoll is one read of a job's status: done is closed when st and err are
@@ -55,7 +58,11 @@ func (p *statusPolls) get(ctx context.Context, id string, maxAge time.Duration,
 		e = &statusPoll{done: make(chan struct{}), at: now}
 		p.jobs[id] = e
 		p.mu.Unlock()
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusReadTimeout)
+		timeout := p.timeout
+		if timeout <= 0 {
+			timeout = statusReadTimeout
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		e.st, e.err = read(rctx, id)
 		cancel()
 		close(e.done)

@@ -62,7 +62,9 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		JobSlots: cfg.JobSlots, Workers: cfg.Concurrency, Lease: cfg.Lease,
 		Limits: engine.Limits{MaxPages: cfg.MaxPagesCap, MaxDepth: cfg.MaxDepthCap}, Canon: copts,
 	}, engine.Deps{Store: st, Fetcher: parts.Fetcher, Guard: parts.Guard, Indexer: parts.Pipe}, logger, srv.Registry())
-	api.New(srv, api.Deps{Crawls: eng, Pages: eng, Jobs: st, Documents: st, Blocklist: st, BlocklistChanged: eng.InvalidateBlocklist}).Register()
+	capi := api.New(srv, api.Deps{Crawls: eng, Pages: eng, Jobs: st, Documents: st, Blocklist: st, BlocklistChanged: eng.InvalidateBlocklist})
+	capi.StoreTimeout = cfg.StoreTimeout
+	capi.Register()
 	if err := openapi.Mount(srv.Engine(), "crawler", api.OpenAPI); err != nil {
 		return err
 	}

@@ -11,8 +11,11 @@ import (
 // faultProxy is a loopback TCP proxy in front of a server (MariaDB, Neo4j,
 // kg). Down closes its listener and cuts every open connection, which is what
 // a client sees when the server is killed: refused connections and queries
-// cut mid-way. Up listens again on the same address. The shared servers
-// themselves are never stopped.
+// cut mid-way. Up listens again on the same address. Freeze keeps accepting
+// connections but passes no byte either way until Thaw, which is what a client
+// sees of a server that hangs (stopped with SIGSTOP, or overloaded): nothing is
+// refused and nothing is answered. The shared servers themselves are never
+// stopped.
 type faultProxy struct {
 	target string
 	addr   string
@@ -20,7 +23,8 @@ type faultProxy struct {
 	mu    sync.Mutex
 	ln    net.Listener
 	conns map[net.Conn]struct{}
-	cut   int // connections cut by Down
+	cut   int           // connections cut by Down
+	open  chan struct{} // closed while not frozen
 }
 
 func newFaultProxy(t *testing.T, target string) *faultProxy {
@@ -29,9 +33,11 @@ func newFaultProxy(t *testing.T, target string) *faultProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &faultProxy{target: target, addr: ln.Addr().String(), ln: ln, conns: map[net.Conn]struct{}{}}
+	open := make(chan struct{})
+	close(open)
+	p := &faultProxy{target: target, addr: ln.Addr().String(), ln: ln, conns: map[net.Conn]struct{}{}, open: open}
 	go p.serve(ln)
-	t.Cleanup(p.Down)
+	t.Cleanup(func() { p.Thaw(); p.Down() })
 	return p
 }
 
@@ -68,6 +74,7 @@ func (p *faultProxy) pipe(c net.Conn) {
 		return
 	}
 	defer p.untrack(c)
+	p.wait()
 	u, err := net.DialTimeout("tcp", p.target, 5*time.Second)
 	if err != nil {
 		return
@@ -79,12 +86,59 @@ func (p *faultProxy) pipe(c net.Conn) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = io.Copy(u, c)
+		p.copy(u, c)
 		u.Close()
 	}()
-	_, _ = io.Copy(c, u)
+	p.copy(c, u)
 	c.Close()
 	<-done
+}
+
+// copy passes bytes from src to dst, holding each read while the proxy is frozen.
+func (p *faultProxy) copy(dst io.Writer, src io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.wait()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait returns once the proxy is not frozen.
+func (p *faultProxy) wait() {
+	p.mu.Lock()
+	open := p.open
+	p.mu.Unlock()
+	<-open
+}
+
+// Freeze stops passing bytes on every connection, open or new, until Thaw.
+func (p *faultProxy) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.open:
+		p.open = make(chan struct{})
+	default: // already frozen
+	}
+}
+
+// Thaw passes bytes again.
+func (p *faultProxy) Thaw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.open:
+	default:
+		close(p.open)
+	}
 }
 
 // Down refuses new connections and cuts the open ones; it returns how many

@@ -50,6 +50,8 @@ type Config struct {
 	OutboxWorkers int           // CRAWLER_OUTBOX_WORKERS (0 disables delivery)
 	OutboxPoll    time.Duration // CRAWLER_OUTBOX_POLL
 
+	StoreTimeout time.Duration // CRAWLER_STORE_TIMEOUT: database work of one API request
+
 	// Exposure and limits (see SECURITY.md).
 	AllowNoAuth    bool            // KGS_ALLOW_NO_AUTH: serve a non-loopback address without keys
 	TrustedProxies []netip.Prefix  // KGS_TRUSTED_PROXIES: peers whose X-Forwarded-For is read
@@ -88,6 +90,7 @@ func Default() Config {
 		ChunkOverlap:  32,
 		OutboxWorkers: 2,
 		OutboxPoll:    time.Second,
+		StoreTimeout:  10 * time.Second,
 		RatePerAddr:   DefaultRatePerAddr,
 		RatePerKey:    DefaultRatePerKey,
 	}
@@ -122,6 +125,7 @@ func FromEnv(r *envconf.Reader) (Config, error) {
 	c.ChunkOverlap = r.Int("CRAWLER_CHUNK_OVERLAP", c.ChunkOverlap)
 	c.OutboxWorkers = r.Int("CRAWLER_OUTBOX_WORKERS", c.OutboxWorkers)
 	c.OutboxPoll = r.Duration("CRAWLER_OUTBOX_POLL", c.OutboxPoll)
+	c.StoreTimeout = r.Duration("CRAWLER_STORE_TIMEOUT", c.StoreTimeout)
 	c.AllowNoAuth = r.Bool("KGS_ALLOW_NO_AUTH", c.AllowNoAuth)
 	r.Parse("KGS_TRUSTED_PROXIES", func(v string) (err error) { c.TrustedProxies, err = httpserver.ParseProxies(v); return err })
 	r.Parse("CRAWLER_RATE_PER_ADDR", func(v string) (err error) { c.RatePerAddr, err = httpserver.ParseRate(v); return err })
@@ -207,6 +211,9 @@ func (c Config) Validate() error {
 	}
 	if c.OutboxPoll < 10*time.Millisecond {
 		bad("CRAWLER_OUTBOX_POLL", "%s is below 10ms", c.OutboxPoll)
+	}
+	if c.StoreTimeout < 100*time.Millisecond || c.StoreTimeout > 10*time.Minute {
+		bad("CRAWLER_STORE_TIMEOUT", "%s is outside 100ms..10m", c.StoreTimeout)
 	}
 	if err := c.Embed.Validate(); err != nil {
 		bad("KGS_EMBED_*", "%v", err)

@@ -473,7 +473,8 @@ func bars(b pipeline.ScoreBreakdown, w [5]float64) []barView {
 }
 
 // headingPaths reads the heading path of each result's chunk from the store (one
-// query); a failure only leaves the citations without headings.
+// query, bounded by Timeout: a database that does not answer must not hold the
+// page); a failure only leaves the citations without headings.
 func (w *Web) headingPaths(ctx context.Context, results []pipeline.Result) map[string][]string {
 	out := map[string][]string{}
 	if w.d.Chunks == nil || len(results) == 0 {
@@ -485,6 +486,8 @@ func (w *Web) headingPaths(ctx context.Context, results []pipeline.Result) map[s
 			ids = append(ids, id)
 		}
 	}
+	ctx, cancel := context.WithTimeout(ctx, w.d.Timeout)
+	defer cancel()
 	chunks, err := w.d.Chunks.ChunksByIDs(ctx, ids)
 	if err != nil {
 		w.d.Logger.Warn("web: heading paths", "err", err)

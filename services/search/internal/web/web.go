@@ -96,7 +96,8 @@ type Deps struct {
 	// documents) behind the login too: searches are not public (KGS_PUBLIC_SEARCH unset).
 	PrivateReads bool
 	Logger       *slog.Logger
-	// Timeout bounds the kg and crawler calls of one page; default 5s.
+	// Timeout bounds the kg and crawler calls of one page, and the store read of
+	// the results' heading paths; default 5s.
 	Timeout time.Duration
 	// CrawlsPoll is how often the crawls list asks this server for crawls started
 	// after it loaded (GET /crawls.json); default 5s.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -221,6 +222,49 @@ func TestSearchPageRendersResultsEscaped(t *testing.T) {
 		if want := weights[m[1]] * values[m[1]] * 100; got < want-0.001 || got > want+0.001 {
 			t.Errorf("%s segment: width %v, want %v", m[1], got, want)
 		}
+	}
+}
+
+// hangingChunks is a store that accepts the read of heading paths and never
+// answers (a MariaDB stopped with SIGSTOP): only the caller's context ends it.
+type hangingChunks struct{}
+
+func (hangingChunks) ChunksByIDs(ctx context.Context, _ []int64) ([]store.Chunk, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestSearchPageWhileTheStoreHangs: the results page reads the results' heading
+// paths from the store; when the store does not answer, the page is shown within
+// Timeout without them instead of waiting for as long as the database does
+// (before the fix, 40 s and more against a stopped mariadbd while the search
+// itself had answered in 3 s).
+func TestSearchPageWhileTheStoreHangs(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	w, err := New(Deps{Search: &fakeSearch{resp: sampleResponse()}, Chunks: hangingChunks{}, Graph: fakeGraph{}, Docs: fakeDocs{},
+		Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	w.Register(e)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	c := &http.Client{Timeout: 30 * time.Second}
+	start := time.Now()
+	resp, err := c.Get(srv.URL + "/?q=python+venv")
+	if err != nil {
+		t.Fatalf("search page with the store hanging: %v after %s", err, time.Since(start))
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	took := time.Since(start)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "Page 0 &lt;script&gt;") {
+		t.Errorf("search page with the store hanging: got %d without the results; want 200 with them", resp.StatusCode)
+	}
+	if took > 10*timeout {
+		t.Errorf("search page with the store hanging: answered after %s; want about %s", took, timeout)
 	}
 }
 
