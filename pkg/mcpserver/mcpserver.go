@@ -149,7 +149,7 @@ func plainBound(why string) string {
 // POSTed body that gives a key twice in one object is refused with 400 and a
 // JSON-RPC Invalid Request error naming the key (refuseDuplicateKeys).
 func HTTPHandler(d Deps, keys []string) http.Handler {
-	return httpHandler(d, keys, SessionIdle)
+	return httpHandler(d, keys, SessionIdle, MaxSessions)
 }
 
 // SessionIdle is how long an MCP session over HTTP lives without a request
@@ -159,7 +159,13 @@ func HTTPHandler(d Deps, keys []string) http.Handler {
 // and abandoned stayed in memory for the life of the process.
 const SessionIdle = time.Hour
 
-func httpHandler(d Deps, keys []string, idle time.Duration) http.Handler {
+// MaxSessions bounds the MCP sessions open over HTTP at once. A session costs
+// about 10 KB and a goroutine until it is closed or idle for SessionIdle, and
+// the rate limit lets one key open tens of thousands an hour; past the bound a
+// new session is refused with 503 and Retry-After (open ones go on).
+const MaxSessions = 1000
+
+func httpHandler(d Deps, keys []string, idle time.Duration, maxSessions int) http.Handler {
 	srv := New(d)
 	logger := d.Logger
 	if logger == nil {
@@ -167,7 +173,28 @@ func httpHandler(d Deps, keys []string, idle time.Duration) http.Handler {
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Logger: sdkLogger(logger), MaxRequestBodyBytes: maxBody, SessionTimeout: idle})
-	return RequireKey(keys, refuseDuplicateKeys(h))
+	return RequireKey(keys, limitSessions(srv, maxSessions, refuseDuplicateKeys(h)))
+}
+
+// limitSessions refuses a request that would open a session (a POST without
+// Mcp-Session-Id) while maxSessions are open, with 503, Retry-After and a
+// JSON-RPC error saying so.
+func limitSessions(srv *mcp.Server, maxSessions int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			n := 0
+			for range srv.Sessions() {
+				n++
+			}
+			if n >= maxSessions {
+				w.Header().Set("Retry-After", "60")
+				writeRPCError(w, http.StatusServiceUnavailable, "",
+					fmt.Sprintf("this server has %d MCP sessions open, its limit; retry later, and close sessions you no longer use (DELETE /mcp with their Mcp-Session-Id)", n))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // RequireKey wraps next so that, when keys is not empty, requests without a valid

@@ -577,7 +577,7 @@ func TestCrawlPrune(t *testing.T) {
 // again); one in use stays. Before, every abandoned session stayed in memory.
 func TestHTTPSessionsExpire(t *testing.T) {
 	const idle = 300 * time.Millisecond
-	srv := httptest.NewServer(httpHandler(Deps{}, nil, idle))
+	srv := httptest.NewServer(httpHandler(Deps{}, nil, idle, MaxSessions))
 	t.Cleanup(srv.Close)
 	post := func(session, body string) *http.Response {
 		t.Helper()
@@ -622,5 +622,57 @@ func TestHTTPSessionsExpire(t *testing.T) {
 	}
 	if got := SessionIdle; got < time.Minute {
 		t.Errorf("SessionIdle %v: clients pausing between calls would lose their sessions", got)
+	}
+}
+
+// TestHTTPSessionsBounded: while the most sessions are open, a request that
+// would open another is refused with 503 and Retry-After; open sessions go on,
+// and closing one makes room.
+func TestHTTPSessionsBounded(t *testing.T) {
+	srv := httptest.NewServer(httpHandler(Deps{}, nil, time.Hour, 3))
+	t.Cleanup(srv.Close)
+	send := func(method, session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	var ids []string
+	for i := range 3 {
+		resp := send(http.MethodPost, "", initialize)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("session %d of 3: got %d", i+1, resp.StatusCode)
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+		send(http.MethodPost, ids[i], `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	}
+	if resp := send(http.MethodPost, "", initialize); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a fourth session: got %d (Retry-After %q), want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if resp := send(http.MethodPost, ids[0], `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
+		t.Errorf("an open session at the bound: got %d, want 200", resp.StatusCode)
+	}
+	send(http.MethodDelete, ids[1], "")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp := send(http.MethodPost, "", initialize)
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after closing a session: still %d, want room for a new one", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
