@@ -16,7 +16,9 @@
 //   - retries with exponential backoff on 429, 5xx and timeouts, honouring
 //     Retry-After;
 //   - a body size limit and a content-type filter applied on the response
-//     headers, before the body is read;
+//     headers, before the body is read; the limit holds for the decompressed
+//     bytes of gzip bodies, which gunzipTransport inflates as a stream (colly
+//     would inflate some of them whole);
 //   - redirects are not followed inside the HTTP client: a 3xx is returned with
 //     its Location so the caller can canonicalise the target, check its scope
 //     and queue it like any other link (each URL is then fetched once);

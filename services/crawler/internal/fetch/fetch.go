@@ -124,6 +124,7 @@ func New(cfg Config) (*Fetcher, error) {
 		}
 		transport = cfg.Guard.Transport()
 	}
+	transport = gunzipTransport{next: transport}
 	c := colly.NewCollector(
 		colly.UserAgent(cfg.UserAgent),
 		colly.IgnoreRobotsTxt(),
