@@ -16,6 +16,10 @@
 //     pkg/store, search's pipeline, the crawler's engine), as 400 whose field
 //     member names the field and whose detail is the reason;
 //   - a context deadline (context.DeadlineExceeded) as 503 with Retry-After;
+//   - a cancellation (context.Canceled) after the client went away (the request's
+//     context is done) as [StatusClientClosed], 499 in the request log and
+//     metrics, with a debug line only: nobody reads the answer, and a client that
+//     gave up is not a server failure;
 //   - anything else as 500, whose text is logged and never shown.
 //
 // Request bodies are read with [DecodeJSON], which refuses unknown fields, a key

@@ -313,9 +313,20 @@ func (s *Server) Handle(fn func(c *gin.Context) error) gin.HandlerFunc {
 	}
 }
 
+// StatusClientClosed is the status recorded (log line and metrics) for a
+// request whose client went away before the answer: nginx's 499. Nobody reads
+// it, and it is not the server's failure, so it is neither a 5xx nor an error
+// log line.
+const StatusClientClosed = 499
+
 func (s *Server) writeError(c *gin.Context, err error) {
-	e := asError(err)
 	rid := RequestID(c)
+	if errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil {
+		s.log.Debug("request abandoned by the client", "request_id", rid, "route", c.FullPath(), "err", err)
+		c.AbortWithStatus(StatusClientClosed)
+		return
+	}
+	e := asError(err)
 	if e.Status >= 500 {
 		s.log.Error("request failed", "request_id", rid, "route", c.FullPath(), "status", e.Status, "err", err)
 	} else if e.Err != nil {

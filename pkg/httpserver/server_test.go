@@ -1,9 +1,11 @@
 package httpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -316,5 +318,41 @@ func TestNoSniff(t *testing.T) {
 		if got := do(t, s, "GET", path, "", nil).Header().Get("X-Content-Type-Options"); got != "nosniff" {
 			t.Errorf("GET %s: X-Content-Type-Options %q, want nosniff", path, got)
 		}
+	}
+}
+
+// TestClientGoneIsNotAServerError: a handler that stops because its client went
+// away (the request's context cancelled) is recorded as 499 with no error log
+// line, not as a 500 "request failed" (a client that gave up on a slow
+// database left 500s in the crawler's log and metrics).
+func TestClientGoneIsNotAServerError(t *testing.T) {
+	var logs bytes.Buffer
+	s := New("test", Config{Addr: "127.0.0.1:0"}, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	started := make(chan struct{})
+	s.API("/api/v1").GET("/slow", s.Handle(func(c *gin.Context) error {
+		close(started)
+		<-c.Request.Context().Done()
+		return fmt.Errorf("list documents: %w", c.Request.Context().Err())
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequest("GET", "/api/v1/slow", nil).WithContext(ctx)
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Engine().ServeHTTP(rec, req)
+	}()
+	<-started
+	cancel()
+	<-done
+	if rec.Code != StatusClientClosed {
+		t.Errorf("status: got %d, want %d", rec.Code, StatusClientClosed)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("a client that went away was logged as an error:\n%s", logs.String())
+	}
+	m := do(t, s, "GET", "/metrics", "", nil).Body.String()
+	if !strings.Contains(m, `route="/api/v1/slow",status="499"`) || strings.Contains(m, `route="/api/v1/slow",status="500"`) {
+		t.Errorf("metrics: want the request counted as 499, not 500:\n%s", m)
 	}
 }

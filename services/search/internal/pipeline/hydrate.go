@@ -98,7 +98,7 @@ func (p *Pipeline) hydrateChunks(ctx context.Context, cands map[string]*cand, or
 	if len(ids) > 0 {
 		chunks, err := p.st.ChunksByIDs(ctx, ids)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("read %d chunks: %w", len(ids), err))
+			errs = append(errs, fmt.Errorf("%w: read %d chunks: %w", errStore, len(ids), err))
 		}
 		for _, ch := range chunks {
 			if c, ok := cands[strconv.FormatInt(ch.ID, 10)]; ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"slices"
 	"sync"
 	"time"
@@ -207,8 +208,15 @@ func appendUnique(dst []string, vals ...string) []string {
 	return dst
 }
 
-// reason is a short, client-safe description of a retriever failure.
+// errStore marks the errors of reads from the store (MariaDB), so that reason
+// can name it without repeating the driver's text.
+var errStore = errors.New("store")
+
+// reason is a short, client-safe description of a retriever failure: the
+// driver's and the network's own texts name internal addresses, so they are
+// logged (retrieverError) but not told.
 func reason(err error) string {
+	var ne net.Error
 	switch {
 	case errors.Is(err, ErrCircuitOpen):
 		return "kg circuit open after repeated failures"
@@ -222,6 +230,12 @@ func reason(err error) string {
 		return "store not ready"
 	case errors.Is(err, bm25.ErrClosed):
 		return "index closed"
+	case errors.Is(err, errStore) && store.Unavailable(err):
+		return "the database (MariaDB) is not reachable"
+	case errors.Is(err, errStore):
+		return "the database (MariaDB) failed to answer"
+	case errors.As(err, &ne):
+		return "a service it needs is not reachable"
 	}
 	var se *kgapi.StatusError
 	if errors.As(err, &se) {

@@ -120,6 +120,9 @@ func (p *Pipeline) retrieveVector(ctx context.Context, s *search) (int, error) {
 	s.qvec = vec
 	hits, err := p.st.SearchVectorIDs(ctx, s.qvec, p.opt.Candidates, storeFilter(s.req))
 	s.vecHits = hits
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errStore, err)
+	}
 	return len(hits), err
 }
 
