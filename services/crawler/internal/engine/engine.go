@@ -72,9 +72,22 @@ type Config struct {
 	Canon          canon.Options // URL canonicalisation
 	MaxSitemaps    int           // sitemap files read per job; default 20
 	MaxSitemapURLs int           // URLs taken from sitemaps per job; default 50000
+	// MaxPageLinks bounds the links one page adds to the frontier; default
+	// DefaultMaxPageLinks. The rest count as filtered (link_limit).
+	MaxPageLinks int
 }
 
+// DefaultMaxPageLinks is the default of Config.MaxPageLinks. A page of the body
+// limit (10 MiB) can hold some 400,000 distinct links, each a frontier row: a
+// hostile site could fill MariaDB with rows no crawl would fetch (a job fetches
+// max_pages). The largest index pages of documentation sites link a few
+// thousand distinct pages.
+const DefaultMaxPageLinks = 10000
+
 func (c Config) withDefaults() Config {
+	if c.MaxPageLinks <= 0 {
+		c.MaxPageLinks = DefaultMaxPageLinks
+	}
 	if c.Owner == "" {
 		host, _ := os.Hostname()
 		c.Owner = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.IntN(1<<16)) //nolint:gosec // G404: a suffix that tells owners apart in logs, not a secret

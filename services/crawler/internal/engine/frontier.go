@@ -128,6 +128,7 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 	seen := map[string]bool{}
 	var urls []store.FrontierURL
 	var nofollow []string
+	var over int64
 	for _, l := range page.Links {
 		if l.NoFollow() {
 			r.addFiltered(FilterNoFollow, 1)
@@ -139,7 +140,14 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 			continue
 		}
 		seen[c] = true
+		if len(urls) >= r.e.cfg.MaxPageLinks {
+			over++
+			continue
+		}
 		urls = append(urls, store.FrontierURL{URL: c, Depth: it.Depth + 1})
+	}
+	if over > 0 {
+		r.addFiltered(FilterLinkLimit, over)
 	}
 	if err := r.enqueue(ctx, urls); err != nil {
 		return err

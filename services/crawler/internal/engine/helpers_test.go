@@ -68,6 +68,7 @@ type engineOpts struct {
 	retries  int
 	owner    string
 	maxPages int
+	maxLinks int // links a page may queue; 0: the default
 	resolver *net.Resolver
 	canon    *canon.Options
 	wrap     func(Store) Store // wraps the store the engine uses (not the indexer's)
@@ -111,7 +112,7 @@ func newEngine(t testing.TB, st *store.Store, o engineOpts) *Engine {
 	}
 	return New(Config{
 		Owner: o.owner, Workers: o.workers, Lease: o.lease, Poll: 50 * time.Millisecond,
-		Limits: Limits{MaxPages: o.maxPages, MaxDepth: 50}, Canon: copts,
+		Limits: Limits{MaxPages: o.maxPages, MaxDepth: 50}, Canon: copts, MaxPageLinks: o.maxLinks,
 	}, Deps{Store: es, Fetcher: f, Guard: g, Indexer: p}, nil, nil)
 }
 

@@ -190,3 +190,29 @@ func waitStored(t *testing.T, e *Engine, id string, n int64) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestPageLinksBounded: one page adds at most MaxPageLinks distinct links to
+// the frontier; the rest are counted as filtered (link_limit). A page of the
+// body limit could otherwise add some 400,000 rows no crawl would fetch.
+func TestPageLinksBounded(t *testing.T) {
+	const maxLinks = 40
+	st := openStore(t, freshDatabase(t))
+	links := make([]string, maxLinks+25)
+	for i := range links {
+		links[i] = fmt.Sprintf("/p/%d", i)
+	}
+	s := newSite(t, map[string]func(http.ResponseWriter, *http.Request){
+		"/start": htmlHandler(page("Start", "The start page links to more pages than one page may queue.", links...)),
+	})
+	e := newEngine(t, st, engineOpts{workers: 2, maxLinks: maxLinks})
+	runEngine(t, e)
+	id := createJob(t, st, Spec{URL: s.URL + "/start", MaxDepth: ptr(1), MaxPages: 2, UseSitemap: ptr(false)})
+	status := waitJob(t, e, id, 60*time.Second)
+	// The nav link "/" comes first, so the first maxLinks are "/" and /p/0 ...
+	if got, want := status.Counters.Filtered[FilterLinkLimit], int64(26); got != want {
+		t.Errorf("filtered_links[%s]: got %d, want %d (counters %+v)", FilterLinkLimit, got, want, status.Counters.Filtered)
+	}
+	if got, want := status.Counters.Discovered, int64(maxLinks+1); got != want {
+		t.Errorf("discovered: got %d, want %d (the start page and the links it may queue)", got, want)
+	}
+}

@@ -306,6 +306,7 @@ const (
 	FilterNoFollow    = "nofollow"
 	FilterInvalid     = "invalid_url"
 	FilterTooLong     = "url_too_long" // longer than canon.MaxBytes: it could not be stored
+	FilterLinkLimit   = "link_limit"   // beyond the first Config.MaxPageLinks distinct links of a page
 )
 
 // check returns "" when the canonical URL may be queued, else the reason.
