@@ -5,7 +5,9 @@
 # Maven (neo4j.sh) and Python 3 with pip (model.sh) must be there: the scripts stop
 # with a message naming what is missing.
 #
-#   stack.sh up      install what is missing, start what is stopped, wait until ready
+#   stack.sh up      install what is missing (side by side, logs in <state>/logs/install-*.log;
+#                    every KGS_STACK_HEARTBEAT seconds [15] it says which installs still run),
+#                    start what is stopped, wait until ready
 #   stack.sh down    stop exactly the processes this stack started (pid files)
 #   stack.sh status  one line per component
 #   stack.sh env     shell exports for the services and the tests
@@ -16,19 +18,41 @@ mkdir -p "$KGS_STATE/logs"
 
 components=(mariadb neo4j)
 
+# Seconds between the "still installing" lines while installs run.
+heartbeat=${KGS_STACK_HEARTBEAT:-15}
+
 up() {
-	local start=$SECONDS pids=() names=() failed=0
-	# Installs are independent downloads: run them side by side.
+	local start=$SECONDS failed=0 c next
+	local -A pid=()
+	# Installs are independent downloads: run them side by side, their output in
+	# logs, and say on the terminal what is going on (the first run's downloads
+	# take minutes, which looked like a hang).
+	echo "stack: installing what is missing of ${components[*]} and the model (the first run downloads about 300 MB: a few minutes; logs in $KGS_STATE/logs/install-*.log)"
 	for c in "${components[@]}" model; do
 		"$here/$c.sh" install >"$KGS_STATE/logs/install-$c.log" 2>&1 &
-		pids+=($!) names+=("$c")
+		pid[$c]=$!
 	done
-	for i in "${!pids[@]}"; do
-		if ! wait "${pids[$i]}"; then
-			echo "stack: installing ${names[$i]} failed; last lines of $KGS_STATE/logs/install-${names[$i]}.log:" >&2
-			tail -n 25 "$KGS_STATE/logs/install-${names[$i]}.log" >&2
-			failed=1
+	next=$((SECONDS + heartbeat))
+	while ((${#pid[@]} > 0)); do
+		for c in "${components[@]}" model; do
+			[[ -n ${pid[$c]:-} ]] || continue
+			kill -0 "${pid[$c]}" 2>/dev/null && continue # bash reaps a finished job: kill -0 fails
+			if wait "${pid[$c]}"; then
+				# Only an install that did something takes seconds; a present one is quiet.
+				if ((SECONDS - start >= 3)); then echo "stack: $c installed ($((SECONDS - start))s)"; fi
+			else
+				echo "stack: installing $c failed; last lines of $KGS_STATE/logs/install-$c.log:" >&2
+				tail -n 25 "$KGS_STATE/logs/install-$c.log" >&2
+				failed=1
+			fi
+			unset "pid[$c]"
+		done
+		((${#pid[@]} > 0)) || break
+		if ((SECONDS >= next)); then
+			echo "stack: still installing ${!pid[*]} ($((SECONDS - start))s)"
+			next=$((SECONDS + heartbeat))
 		fi
+		sleep 0.5
 	done
 	[ "$failed" = 0 ] || exit 1
 	for c in "${components[@]}"; do
