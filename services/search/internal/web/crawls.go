@@ -396,20 +396,26 @@ func (w *Web) cancelCrawl(c *gin.Context) {
 
 // crawlEvents relays the crawler's server-sent events for one job to the browser
 // (the browser never talks to the crawler, so its address and key stay private).
+// Errors are problem documents, as crawlStatus answers them.
 func (w *Web) crawlEvents(c *gin.Context) {
+	securityHeaders(c)
 	id := c.Param("id")
-	if !validID.MatchString(id) || w.d.Crawler == nil {
-		c.String(http.StatusNotFound, "no such crawl\n")
+	switch {
+	case w.d.Crawler == nil:
+		problem(c, http.StatusServiceUnavailable, "", "This search service has no crawler configured.")
+		return
+	case !validID.MatchString(id):
+		problem(c, http.StatusNotFound, "id", "There is no crawl "+strconv.Quote(id)+": a crawl id is a UUID such as 0b6c…; pick one from the list of crawls.")
 		return
 	}
 	body, err := w.d.Crawler.EventStream(c.Request.Context(), id)
 	if err != nil {
 		if ce, ok := crawlerRefusal(err); ok {
-			c.String(ce.Status, "%s\n", ce.Detail)
+			problem(c, ce.Status, ce.Field, ce.Detail)
 			return
 		}
 		w.d.Logger.Warn("web: crawl events", "err", err)
-		c.String(http.StatusServiceUnavailable, "the crawler cannot be reached\n")
+		problem(c, http.StatusServiceUnavailable, "", "The crawler cannot be reached right now; try again in a moment.")
 		return
 	}
 	defer body.Close()

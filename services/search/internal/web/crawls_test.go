@@ -199,6 +199,12 @@ func newFakeCrawler(t testing.TB) *fakeCrawler {
 		_ = json.NewEncoder(w).Encode(job("cancelled"))
 	})
 	mux.HandleFunc("GET /api/v1/crawls/{id}/events", func(w http.ResponseWriter, r *http.Request) {
+		if id := r.PathValue("id"); id != testJobID && id != shellJobID {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"title":"not found","status":404,"detail":"crawl job ` + id + ` not found"}`))
+			return
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, fakeEvents())
 	})
@@ -446,6 +452,28 @@ func TestCrawlPagesBadInputAndEscaping(t *testing.T) {
 	_, _ = fmt.Fprint(buf, readAll(resp))
 	if resp.Header.Get("Content-Type") != "text/event-stream" || !strings.Contains(buf.String(), "event: summary") {
 		t.Errorf("events: %q %q", resp.Header.Get("Content-Type"), buf.String())
+	}
+	// A crawl the crawler does not know, or an id that is none, is a problem
+	// document (as /crawls/{id}/status answers), with the pages' security headers.
+	for _, tc := range []struct{ path, field, detail string }{
+		{"/crawls/9f0e1d2c-3b4a-4596-8877-665544332211/events", "", "crawl job 9f0e1d2c-3b4a-4596-8877-665544332211 not found"},
+		{"/crawls/bad.id/events", "id", `There is no crawl "bad.id"`},
+	} {
+		resp, err := c.Get(r.srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Status        int
+			Field, Detail string
+		}
+		err = json.NewDecoder(resp.Body).Decode(&p)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Content-Type") != "application/problem+json" || err != nil ||
+			p.Status != http.StatusNotFound || p.Field != tc.field || !strings.Contains(p.Detail, tc.detail) ||
+			resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: %d %q %+v (%v), want a 404 problem document saying %q", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), p, err, tc.detail)
+		}
 	}
 }
 
