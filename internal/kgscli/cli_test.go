@@ -566,3 +566,28 @@ func TestProgressDoesNotAddEventsToAStatus(t *testing.T) {
 		t.Errorf("after a status ahead of the events: %+v, want the status's 2 stored, 2 unchanged", c)
 	}
 }
+
+// TestProgressETA: the progress line's ETA is an upper bound in whole seconds,
+// "<1s" under a second (it read "<=0s"), "finishing" once the page budget is
+// used up while the job still runs, and "?" before any page.
+func TestProgressETA(t *testing.T) {
+	for _, tc := range []struct {
+		stored, maxPages int64
+		elapsed          time.Duration
+		want             string
+	}{
+		{0, 10, time.Second, "ETA ?"},
+		{4, 10, 2 * time.Second, "ETA <=3s"},     // 2 pages/s, 6 left
+		{4, 5, time.Second, "ETA <1s"},           // 4 pages/s, 1 left: 0.25 s
+		{5, 5, 4 * time.Second, "ETA finishing"}, // budget used, still running
+	} {
+		v := &progressView{start: time.Now().Add(-tc.elapsed), maxPages: tc.maxPages, c: apiclient.Counters{Stored: tc.stored}}
+		if got := v.line(false); !strings.HasSuffix(got, tc.want) {
+			t.Errorf("%d of %d pages after %s: %q, want it to end with %q", tc.stored, tc.maxPages, tc.elapsed, got, tc.want)
+		}
+	}
+	v := &progressView{start: time.Now().Add(-time.Second), maxPages: 5, c: apiclient.Counters{Stored: 5}}
+	if got := v.line(true); !strings.HasSuffix(got, "ETA 0s") {
+		t.Errorf("the final line: %q, want ETA 0s", got)
+	}
+}

@@ -295,8 +295,18 @@ func (v *progressView) line(final bool) string {
 	if final {
 		eta = "0s"
 	} else if budgetRate := float64(c.Budget()) / secs; budgetRate > 0 && v.maxPages > 0 {
+		// An upper bound: max_pages may not be reached. Under a second it is
+		// "<1s" (rounded, it read "<=0s"), and with the page budget used up the
+		// job is only finishing its last pages.
 		left := float64(v.maxPages - c.Budget())
-		eta = "<=" + (time.Duration(max(left, 0)/budgetRate) * time.Second).Round(time.Second).String()
+		switch d := time.Duration(left / budgetRate * float64(time.Second)); {
+		case left <= 0:
+			eta = "finishing"
+		case d < time.Second:
+			eta = "<1s"
+		default:
+			eta = "<=" + d.Round(time.Second).String()
+		}
 	}
 	return fmt.Sprintf("%d pages: %d stored, %d unchanged, %d failed, %d skipped; %d chunks; %.1f pages/s; ETA %s",
 		c.Processed(), c.Stored, c.Unchanged, c.Failed, c.SkippedTotal(), c.Chunks, rate, eta)
