@@ -314,21 +314,27 @@ func (s *Store) execRetry(ctx context.Context, query string, args ...any) (sql.R
 func retryable(err error) bool { return Conflict(err) }
 
 // OpenRetry is Open retried every two seconds while the server is not reachable
-// (ErrNotReady: a stack that is still starting), for at most wait. onWait, when not
-// nil, is told each failure (services report it on /readyz). Other errors, such as a
-// model mismatch, return at once.
+// (ErrNotReady: a stack that is still starting, or a database down for a while),
+// for at most wait, or until ctx ends when wait is 0: a service started during a
+// database outage then comes up when the database does, instead of exiting and
+// outliving the outage. onWait, when not nil, is told each failure (services
+// report it on /readyz); the log has the first failure and then one line every
+// 30 s. Other errors, such as a model mismatch or a refused password, return at
+// once.
 func OpenRetry(ctx context.Context, cfg Config, logger *slog.Logger, wait time.Duration, onWait func(error)) (*Store, error) {
-	deadline := time.Now().Add(wait)
+	start := time.Now()
+	var logged time.Time
 	for {
 		st, err := Open(ctx, cfg, logger)
-		if err == nil || !errors.Is(err, ErrNotReady) || time.Now().After(deadline) {
+		if err == nil || !errors.Is(err, ErrNotReady) || (wait > 0 && time.Since(start) > wait) {
 			return st, err
 		}
 		if onWait != nil {
 			onWait(err)
 		}
-		if logger != nil {
-			logger.Warn("MariaDB not reachable yet, retrying", "err", err)
+		if logger != nil && time.Since(logged) >= 30*time.Second {
+			logged = time.Now()
+			logger.Warn("MariaDB not reachable yet, retrying", "waited", time.Since(start).Round(time.Second).String(), "err", err)
 		}
 		select {
 		case <-ctx.Done():

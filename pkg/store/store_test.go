@@ -3,11 +3,15 @@ package store
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -190,5 +194,70 @@ func TestSplitStatements(t *testing.T) {
 	want := []string{"CREATE TABLE a (\n  x INT\n)", "INSERT INTO a VALUES (1)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("splitStatements (-want +got):\n%s", diff)
+	}
+}
+
+// TestOpenRetryWaitsForADatabaseThatComesBack: with wait 0 (the services' choice)
+// OpenRetry keeps trying while MariaDB refuses connections and opens the store
+// once it answers, however long that takes; before, a crawler or search started
+// during an outage gave up after its one minute and stayed down after MariaDB
+// came back. The database is the real one behind a loopback address that
+// refuses connections for 5 s and then forwards them; with a bound, OpenRetry
+// still gives up after it.
+func TestOpenRetryWaitsForADatabaseThatComesBack(t *testing.T) {
+	mc, err := mysql.ParseDSN(freshDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, addr := mc.Addr, ln.Addr().String()
+	ln.Close() // refused until the forwarder listens again
+	mc.Addr = addr
+	cfg := Config{DSN: mc.FormatDSN(), Model: testModel}
+
+	start := time.Now()
+	if _, err := OpenRetry(context.Background(), cfg, nil, 3*time.Second, nil); !errors.Is(err, ErrNotReady) {
+		t.Fatalf("bounded by 3s with the database refusing: got %v, want ErrNotReady", err)
+	}
+	if took := time.Since(start); took < 3*time.Second {
+		t.Errorf("bounded by 3s: gave up after %s", took)
+	}
+
+	up := time.Now().Add(5 * time.Second)
+	go func() {
+		time.Sleep(time.Until(up))
+		fwd, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Errorf("listen again on %s: %v", addr, err)
+			return
+		}
+		t.Cleanup(func() { fwd.Close() })
+		for {
+			c, err := fwd.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(u, c); u.Close() }()
+			go func() { _, _ = io.Copy(c, u); c.Close() }()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	waits := 0
+	s, err := OpenRetry(ctx, cfg, nil, 0, func(error) { waits++ })
+	if err != nil {
+		t.Fatalf("no bound, the database back after 5s: got %v, want the store", err)
+	}
+	defer s.Close()
+	if time.Now().Before(up) || waits == 0 {
+		t.Errorf("opened before the database answered (%d failures reported)", waits)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -41,8 +40,10 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	defer embedder.Close()
 
 	boot.Set("connecting to MariaDB")
+	// Wait for MariaDB as long as it takes (0): a crawler started during an
+	// outage comes up when the database does, as kg does with Neo4j.
 	st, err := store.OpenRetry(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: store.Model{Name: model.Name, Dims: model.Dims}}, logger,
-		time.Minute, boot.WaitingFor("MariaDB (KGS_MARIADB_DSN)"))
+		0, boot.WaitingFor("MariaDB (KGS_MARIADB_DSN)"))
 	if err != nil {
 		return fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
 	}

@@ -53,7 +53,9 @@ func Run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	defer embedder.Close()
 
 	boot.Set("connecting to MariaDB")
-	st, err := openStore(ctx, cfg, store.Model{Name: model.Name, Dims: model.Dims}, logger,
+	// The service waits for MariaDB as long as it takes (kg waits for Neo4j the
+	// same way): started during an outage, it comes up when the database does.
+	st, err := openStore(ctx, cfg, store.Model{Name: model.Name, Dims: model.Dims}, logger, 0,
 		boot.WaitingFor("MariaDB (KGS_MARIADB_DSN)"))
 	if err != nil {
 		return err
@@ -167,7 +169,7 @@ func kgHTTPClient() *http.Client {
 // service must not be running on the same directory (Bleve locks it; Open reports
 // bm25.ErrLocked after 2 s).
 func Reindex(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	st, err := openStore(ctx, cfg, store.Model{}, logger, nil)
+	st, err := openStore(ctx, cfg, store.Model{}, logger, time.Minute, nil)
 	if err != nil {
 		return err
 	}
@@ -226,10 +228,11 @@ func openIndex(ctx context.Context, dir string, st *store.Store, logger *slog.Lo
 	return ix, nil
 }
 
-// openStore opens MariaDB, retrying while it is not reachable yet (a stack starting
-// up), and gives up with a clear error on a model mismatch.
-func openStore(ctx context.Context, cfg config.Config, m store.Model, logger *slog.Logger, onWait func(error)) (*store.Store, error) {
-	st, err := store.OpenRetry(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: m, EfSearch: cfg.EfSearch}, logger, time.Minute, onWait)
+// openStore opens MariaDB, retrying while it is not reachable (a stack starting
+// up, a database down for a while) for at most wait (0: until ctx ends), and
+// gives up with a clear error on a model mismatch.
+func openStore(ctx context.Context, cfg config.Config, m store.Model, logger *slog.Logger, wait time.Duration, onWait func(error)) (*store.Store, error) {
+	st, err := store.OpenRetry(ctx, store.Config{DSN: cfg.MariaDBDSN, Model: m, EfSearch: cfg.EfSearch}, logger, wait, onWait)
 	if err != nil {
 		return nil, fmt.Errorf("open MariaDB (KGS_MARIADB_DSN): %w", err)
 	}
