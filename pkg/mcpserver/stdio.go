@@ -32,27 +32,36 @@ import (
 // running; the session goes on with the next line. A message longer than the
 // SDK's limit (mcp.DefaultMaxLineLength) is answered with an Invalid Request
 // error and ends the session, as the SDK ends it. Every other input reaches the
-// SDK byte for byte, as it was sent. Closing the transport closes neither in nor
-// out.
+// SDK byte for byte, as it was sent. When the input ends, the end reaches the
+// SDK (which ends the session) only after the requests it was handed have been
+// answered, or after maxDrain, so that piping requests into `kgs mcp` prints
+// their answers. Closing the transport closes neither in nor out.
 func StdioTransport(in io.Reader, out io.Writer) *mcp.IOTransport {
-	w := &lockedWriter{w: out}
+	f := newInflight()
+	w := &lockedWriter{w: out, flight: f}
 	return &mcp.IOTransport{
-		Reader: &dupKeyReader{src: bufio.NewReaderSize(in, 64<<10), out: w, limit: mcp.DefaultMaxLineLength},
+		Reader: &dupKeyReader{src: bufio.NewReaderSize(in, 64<<10), out: w, limit: mcp.DefaultMaxLineLength, flight: f},
 		Writer: w,
 	}
 }
 
 // lockedWriter serialises writes: the SDK's answers and the refusals of
-// dupKeyReader, each written whole by one Write, never interleave.
+// dupKeyReader, each written whole by one Write, never interleave. It tells
+// flight (when set) which requests each write answers.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	flight *inflight
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if l.flight != nil && err == nil {
+		l.flight.answered(p)
+	}
+	return n, err
 }
 
 func (*lockedWriter) Close() error { return nil }
@@ -75,7 +84,9 @@ type dupKeyReader struct {
 	frame   []byte // the lines of a message not yet complete
 	pending []byte // checked input the SDK has not read yet
 	depth   nesting
-	err     error // the input's error, after pending
+	err     error     // the input's error, after pending
+	flight  *inflight // the requests handed to the SDK and not yet answered (nil: not tracked)
+	drained bool      // the end of the input waited for flight once
 }
 
 // errMessageTooLarge ends the input of a session sent a message over the limit.
@@ -84,6 +95,10 @@ var errMessageTooLarge = errors.New("a message exceeds the length limit")
 func (r *dupKeyReader) Read(p []byte) (int, error) {
 	for len(r.pending) == 0 {
 		if r.err != nil {
+			if r.flight != nil && !r.drained && errors.Is(r.err, io.EOF) {
+				r.drained = true
+				r.flight.wait(maxDrain) // the SDK ends the session at the end of its input
+			}
 			return 0, r.err
 		}
 		r.next()
@@ -93,7 +108,13 @@ func (r *dupKeyReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (*dupKeyReader) Close() error { return nil }
+// Close ends a wait for answers at the end of the input; in stays open.
+func (r *dupKeyReader) Close() error {
+	if r.flight != nil {
+		r.flight.close()
+	}
+	return nil
+}
 
 // next reads one line and decides what becomes of the message so far.
 func (r *dupKeyReader) next() {
@@ -139,6 +160,9 @@ func (r *dupKeyReader) settle(ended bool) {
 			}
 		}
 		r.pending = append(r.pending, rest[:keep]...)
+		if keep == end && r.flight != nil {
+			r.flight.sent(v)
+		}
 		rest = rest[end:]
 		if keep < end && len(bytes.TrimLeft(rest, " \t\r\n")) == 0 {
 			rest = nil // a refused message's line ends with it

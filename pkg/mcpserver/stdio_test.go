@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,4 +278,83 @@ func FuzzStdioReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStdioAnswersBeforeTheInputEnds: requests piped in with the input closed
+// right after them (printf '...' | kgs mcp) are all answered before the session
+// ends; the SDK ends it at the end of its input, and used to drop the answers
+// of the calls still running (the initialize's too), printing nothing.
+func TestStdioAnswersBeforeTheInputEnds(t *testing.T) {
+	f := echoSearchFake(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"venv","format":"json"}}}`,
+		`{"jsonrpc":"2.0","id":"two","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"no/such/method"}`,
+	}, "\n") + "\n"
+	var out syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = New(f.deps()).Run(ctx, StdioTransport(strings.NewReader(in), &out))
+	got := out.String()
+	for _, id := range []string{`"id":0,"result"`, `"id":1,"result"`, `"id":"two","result"`, `"id":3,"error"`} {
+		if !strings.Contains(got, id) {
+			t.Errorf("no answer with %s before the session ended; the session wrote:\n%s", id, got)
+		}
+	}
+	if !strings.Contains(got, `\"query\":\"venv\"`) || f.requests.Load() != 1 {
+		t.Errorf("the search call: %d searches, answers %s", f.requests.Load(), got)
+	}
+}
+
+// TestInflight: a request is waited for until it is answered (a number id
+// matches 1.0 written as 1), a cancelled one is not, a batch counts each
+// request, and Close ends a wait.
+func TestInflight(t *testing.T) {
+	f := newInflight()
+	f.sent([]byte(`{"jsonrpc":"2.0","id":1.0,"method":"tools/call"}`))
+	f.sent([]byte(`[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`))
+	f.sent([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`))
+	f.sent([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`))
+	f.sent([]byte(`{"jsonrpc":"2.0","id":9,"result":{}}`)) // a client's response is no request
+	done := make(chan struct{})
+	go func() { f.wait(time.Minute); close(done) }()
+	f.answered([]byte(`{"jsonrpc":"2.0","id":"a","result":{}}` + "\n"))
+	select {
+	case <-done:
+		t.Fatal("the wait ended with request 1 unanswered")
+	case <-time.After(50 * time.Millisecond):
+	}
+	f.answered([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}` + "\n"))
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait did not end when every request was answered")
+	}
+	f.sent([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`))
+	go f.close()
+	start := time.Now()
+	f.wait(time.Minute)
+	if time.Since(start) > 10*time.Second {
+		t.Error("Close did not end the wait")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the SDK's writer and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
