@@ -140,7 +140,7 @@ func New(name string, cfg Config, logger *slog.Logger) *Server {
 	s.reg.MustRegister(s.reqs, s.latency)
 	s.engine.ContextWithFallback = true
 	s.engine.HandleMethodNotAllowed = true
-	s.engine.Use(s.requestID, s.recover, s.accessLog, s.limitBody, s.rateLimit)
+	s.engine.Use(s.requestID, s.recover, s.accessLog, s.checkHost, s.limitBody, s.rateLimit)
 	s.engine.NoRoute(func(c *gin.Context) {
 		if h := s.notFoundPage.Load(); h != nil {
 			if (*h)(c); c.Writer.Written() {
@@ -404,6 +404,48 @@ func (s *Server) accessLog(c *gin.Context) {
 	}
 	s.log.Info("request", "request_id", RequestID(c), "method", method, "route", route,
 		"status", c.Writer.Status(), "duration_ms", float64(d.Microseconds())/1000, "bytes", c.Writer.Size())
+}
+
+// checkHost refuses DNS rebinding on a service that serves without keys: a web
+// page the developer visits makes its own host name resolve to 127.0.0.1 and then
+// calls the service from the browser, as its own origin, with no key to need
+// (start crawls, delete documents, read the corpus). Such requests come from a
+// loopback peer with a Host that names no loopback address; a request from
+// this machine to the service names it as 127.0.0.1, [::1] or localhost. A
+// service with keys needs none of this (the page has no key), and neither do
+// in-process calls (no peer) nor peers on other machines (the service then
+// listens beyond loopback, which needs keys or KGS_ALLOW_NO_AUTH).
+func (s *Server) checkHost(c *gin.Context) {
+	r := c.Request
+	if len(s.cfg.APIKeys) > 0 || r.RemoteAddr == "" || loopbackHost(r.Host) {
+		c.Next()
+		return
+	}
+	peer, _, err := net.SplitHostPort(r.RemoteAddr)
+	if ip, perr := netip.ParseAddr(peer); err != nil || perr != nil || !ip.Unmap().IsLoopback() {
+		c.Next()
+		return
+	}
+	s.writeError(c, &Error{Status: http.StatusMisdirectedRequest, Title: "misdirected request", Field: "Host",
+		Detail: fmt.Sprintf("this service has no API keys and answers only requests addressed to 127.0.0.1, [::1] or localhost, not to %q "+
+			"(a web page rebinding its name to this machine must not reach it); use http://127.0.0.1:PORT, or set KGS_API_KEYS", r.Host)})
+}
+
+// loopbackHost reports whether a Host header names this machine: localhost, a
+// name under .localhost, a loopback address, or nothing (HTTP/1.0).
+func loopbackHost(host string) bool {
+	if host == "" {
+		return true
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 func (s *Server) limitBody(c *gin.Context) {

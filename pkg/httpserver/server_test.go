@@ -356,3 +356,50 @@ func TestClientGoneIsNotAServerError(t *testing.T) {
 		t.Errorf("metrics: want the request counted as 499, not 500:\n%s", m)
 	}
 }
+
+// TestDNSRebindingRefused: a service without keys answers a loopback peer only
+// when the Host names this machine; a browser page that rebound its own name
+// to 127.0.0.1 is refused with 421 naming Host. With keys, in process or from
+// another machine, the Host is not checked.
+func TestDNSRebindingRefused(t *testing.T) {
+	req := func(s *Server, host, peer string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/api/v1/echo", strings.NewReader("x"))
+		r.Host, r.RemoteAddr = host, peer
+		rec := httptest.NewRecorder()
+		s.Engine().ServeHTTP(rec, r)
+		return rec
+	}
+	open := newTestServer(t, Config{})
+	for _, tc := range []struct {
+		host, peer string
+		want       int
+	}{
+		{"127.0.0.1:8080", "127.0.0.1:5000", 200},
+		{"localhost:8080", "127.0.0.1:5000", 200},
+		{"LOCALHOST.:8080", "127.0.0.1:5000", 200},
+		{"app.localhost:8080", "127.0.0.1:5000", 200},
+		{"[::1]:8080", "[::1]:5000", 200},
+		{"127.0.0.2", "127.0.0.1:5000", 200},
+		{"", "127.0.0.1:5000", 200},
+		{"evil.example:8080", "127.0.0.1:5000", http.StatusMisdirectedRequest},
+		{"evil.example", "[::1]:5000", http.StatusMisdirectedRequest},
+		{"localhost.evil.example:8080", "[::ffff:127.0.0.1]:5000", http.StatusMisdirectedRequest},
+		{"evil.example:8080", "192.0.2.7:5000", 200}, // another machine: not a rebinding browser here
+		{"evil.example:8080", "", 200},               // in process
+	} {
+		rec := req(open, tc.host, tc.peer)
+		if rec.Code != tc.want {
+			t.Errorf("Host %q from %q: got %d, want %d (%s)", tc.host, tc.peer, rec.Code, tc.want, rec.Body)
+			continue
+		}
+		if rec.Code == http.StatusMisdirectedRequest {
+			if p := problem(t, rec); p.Field != "Host" || !strings.Contains(p.Detail, "KGS_API_KEYS") {
+				t.Errorf("Host %q: problem %+v, want field Host and the way out", tc.host, p)
+			}
+		}
+	}
+	keyed := newTestServer(t, Config{APIKeys: []string{"0123456789abcdef-host"}})
+	if rec := req(keyed, "evil.example:8080", "127.0.0.1:5000"); rec.Code != http.StatusUnauthorized {
+		t.Errorf("a service with keys: got %d, want 401 (the key decides, not the Host)", rec.Code)
+	}
+}
