@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,8 +27,10 @@ const maxBody = mcp.DefaultMaxRequestBodyBytes
 // same bodies (httpserver.DecodeJSON). The SDK reads the body's first JSON value
 // and ignores what follows it, so that value is the one checked, whatever comes
 // after. A batch of more than maxBatch messages or more than one tools/call is
-// refused the same way (checkBatch). Any other body goes on to the SDK as it was
-// sent; invalid JSON is the SDK's to answer.
+// refused the same way (checkBatch). A JSON body (by its Content-Type) that is
+// not JSON is answered with a JSON-RPC Parse error (-32700, id null), as the
+// stdio transport answers such a line; the SDK answered it in plain text. Any
+// other body goes on to the SDK as it was sent.
 func refuseDuplicateKeys(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
@@ -45,7 +48,18 @@ func refuseDuplicateKeys(next http.Handler) http.Handler {
 			writeRPCError(w, http.StatusBadRequest, "", "the request body could not be read: "+err.Error())
 			return
 		}
-		if v := firstValue(data); v != nil {
+		v, perr := firstValue(data)
+		if perr != nil && jsonBody(r) && len(bytes.TrimSpace(data)) > 0 {
+			b, err := rpcErrorJSON(jsonrpc.CodeParseError, nil, "", "parse error: the body is not JSON ("+perr.Error()+"); send one JSON-RPC message or a batch")
+			if err != nil {
+				b = []byte(internalRPCError)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(b)
+			return
+		}
+		if v != nil {
 			var e *httpserver.Error
 			if err := httpserver.DuplicateKey(v); errors.As(err, &e) {
 				writeRPCError(w, http.StatusBadRequest, e.Field, e.Detail)
@@ -95,13 +109,20 @@ func checkBatch(v json.RawMessage) (field, msg string) {
 }
 
 // firstValue is the JSON value at the start of data (after white space), as a
-// decoder reads it, or nil when there is none.
-func firstValue(data []byte) json.RawMessage {
+// decoder reads it, or nil and the decoder's error when there is none.
+func firstValue(data []byte) (json.RawMessage, error) {
 	var v json.RawMessage
-	if json.NewDecoder(bytes.NewReader(data)).Decode(&v) != nil {
-		return nil
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&v); err != nil {
+		return nil, err
 	}
-	return v
+	return v, nil
+}
+
+// jsonBody reports whether r says its body is JSON (application/json), the only
+// type the SDK reads; it refuses the others itself (415).
+func jsonBody(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
 }
 
 // rpcError is a JSON-RPC 2.0 error response to a request that cannot be read.

@@ -122,6 +122,20 @@ func TestDuplicateKeysAreInvalidRequests(t *testing.T) {
 		t.Errorf("searches run after the batch: got %d, want 1", n)
 	}
 
+	// A body that is not JSON is a JSON-RPC Parse error, as on stdio (the SDK
+	// answered it in plain text); the session goes on.
+	for _, bad := range []string{"garbage", `{"jsonrpc":"2.0","id":`, "]"} {
+		status, body = c.post(bad)
+		got, err := decodeRPCError(body)
+		if status != http.StatusBadRequest || err != nil || string(got.ID) != "null" || got.Error.Code != -32700 ||
+			!strings.HasPrefix(got.Error.Message, "parse error: the body is not JSON (") {
+			t.Errorf("POST %q: got %d %s, want 400 with a JSON-RPC Parse error, id null", bad, status, body)
+		}
+	}
+	if status, body := c.post(`{"jsonrpc":"2.0","id":21,"method":"ping"}`); status != http.StatusOK || !strings.Contains(body, `"id":21`) {
+		t.Errorf("a ping after the bodies that are not JSON: %d %s", status, body)
+	}
+
 	// The body stays bounded.
 	big := `{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"search","arguments":{"q":"` +
 		strings.Repeat("a", maxBody) + `"}}}`
