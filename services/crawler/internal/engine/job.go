@@ -171,6 +171,10 @@ func (r *jobRun) work(ctx context.Context) error {
 	return cause
 }
 
+// shutdownLease is the lease a run leaves on its job when the crawler shuts
+// down: it has ended by the time another crawler looks.
+const shutdownLease = time.Millisecond
+
 // end releases the claims in hand, whatever stopped the run, and finishes
 // the job, or leaves it running for the next owner.
 func (r *jobRun) end(ctx context.Context, cause error) {
@@ -186,8 +190,11 @@ func (r *jobRun) end(ctx context.Context, cause error) {
 	case errors.Is(cause, errLeaseLost):
 		r.log("crawl job lease lost; another owner continues it")
 	case ctx.Err() != nil:
-		// Shutdown: save progress, keep the job running for the next owner.
-		status, err := e.st.HeartbeatJob(bg, r.job.ID, e.cfg.Owner, e.cfg.Lease, store.JobProgress{Counters: r.progressJSON(), LastErrors: r.errs.snapshot()})
+		// Shutdown: save progress, keep the job running for the next owner, and
+		// end the lease now (the shortest the store takes) so that the next
+		// owner, this crawler restarted or another replica, claims it at once
+		// instead of a lease later.
+		status, err := e.st.HeartbeatJob(bg, r.job.ID, e.cfg.Owner, shutdownLease, store.JobProgress{Counters: r.progressJSON(), LastErrors: r.errs.snapshot()})
 		switch {
 		case err != nil:
 			e.log.Warn("save progress on shutdown", "job", r.job.ID, "err", err)

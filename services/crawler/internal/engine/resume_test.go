@@ -46,8 +46,10 @@ func TestKillAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mid.Status != store.JobRunning || mid.Counters.Stored >= pages {
-		t.Fatalf("after stopping A: status %s with %d stored; want running with < %d", mid.Status, mid.Counters.Stored, pages)
+	// A's shutdown ended its lease: the job is running in MariaDB and shows
+	// stalled (no crawler) until B claims it.
+	if mid.Status != JobStalled || mid.Counters.Stored >= pages {
+		t.Fatalf("after stopping A: status %s with %d stored; want stalled with < %d", mid.Status, mid.Counters.Stored, pages)
 	}
 
 	// A new process on the same database takes the job over once A's lease expires.
@@ -83,6 +85,44 @@ func TestKillAndResume(t *testing.T) {
 	}
 	if refetched > 3 {
 		t.Errorf("%d pages fetched twice; only the 3 in flight at the stop may be", refetched)
+	}
+}
+
+// TestShutdownHandsTheJobOverAtOnce: a crawler that shuts down (SIGTERM: its
+// context ends) mid-job ends its lease on the job, so a crawler started next
+// (the same service restarted) resumes the job at once, not a lease later. The
+// lease is 20 s here; before, the job waited those 20 s (30 s with the
+// default CRAWLER_LEASE, seen in the audit of a running stack).
+func TestShutdownHandsTheJobOverAtOnce(t *testing.T) {
+	const lease = 20 * time.Second
+	dsn := freshDatabase(t)
+	st := openStore(t, dsn)
+	s := wideSite(t, 40, 15*time.Millisecond)
+	a := newEngine(t, st, engineOpts{workers: 2, lease: lease, owner: "crawler-a"})
+	stopA := runEngine(t, a)
+	id := createJob(t, st, Spec{URL: s.URL + "/p/0", MaxDepth: ptr(50), MaxPages: 1000, UseSitemap: ptr(false)})
+	waitStored(t, a, id, 5)
+	stopA()
+
+	b := newEngine(t, openStore(t, dsn), engineOpts{workers: 2, lease: lease, owner: "crawler-b"})
+	start := time.Now()
+	runEngine(t, b)
+	for {
+		job, err := st.GetJob(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if job.Owner == "crawler-b" || job.Status.Terminal() {
+			break
+		}
+		if time.Since(start) > lease/2 {
+			t.Fatalf("after A's shutdown: B has not taken the job over in %s (owner %q, lease until %s); want it at once",
+				time.Since(start).Round(time.Millisecond), job.Owner, job.LeaseUntil.Format(time.RFC3339Nano))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if final := waitJob(t, b, id, 60*time.Second); final.Status != store.JobDone || final.Counters.Stored != 40 {
+		t.Errorf("after the hand-over: status %s with %d stored; want done with 40", final.Status, final.Counters.Stored)
 	}
 }
 
