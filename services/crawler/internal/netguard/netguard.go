@@ -30,12 +30,30 @@ type BlockedError struct {
 }
 
 // Error says what was refused and why, in words for the user who asked for
-// the URL (it reaches API answers and job errors).
+// the URL (it reaches API answers and job errors). For a name that DNS
+// resolved, the address it resolved to is left out (IP keeps it): the message
+// would otherwise tell whoever may submit URLs which internal address each
+// internal name has ("mariadb resolves to 172.18.0.2"), a map of the network.
+// The names localhost stands for are no secret and are shown.
 func (e *BlockedError) Error() string {
-	if e.IP.IsValid() && e.IP.String() != strings.Trim(e.Host, "[]") {
+	switch {
+	case !e.IP.IsValid() || e.IP.String() == strings.Trim(e.Host, "[]"):
+		return fmt.Sprintf("%s is an internal address: %s", e.Host, e.Reason)
+	case e.IP.IsLoopback() && isLocalhostName(strings.TrimSuffix(strings.ToLower(e.Host), ".")):
+		return fmt.Sprintf("%s resolves to %s, an internal address: %s", e.Host, e.IP, e.Reason)
+	case !isName(e.Host):
+		// Another spelling of an IP literal (0x7f.1, 2130706433): the address
+		// is the user's own input.
 		return fmt.Sprintf("%s resolves to %s, an internal address: %s", e.Host, e.IP, e.Reason)
 	}
-	return fmt.Sprintf("%s is an internal address: %s", e.Host, e.Reason)
+	return fmt.Sprintf("%s resolves to an internal address: %s", e.Host, e.Reason)
+}
+
+// isName reports whether host is a DNS name rather than a spelling of an IP
+// address.
+func isName(host string) bool {
+	_, _, isIP := hostIP(host)
+	return !isIP
 }
 
 // Is makes errors.Is(err, ErrBlocked) true.

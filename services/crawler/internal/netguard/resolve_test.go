@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,41 @@ func TestDialReportsLookupFailureWithoutTheResolver(t *testing.T) {
 	var re *ResolveError
 	if asked != "docs.invalid" || !errors.As(err, &re) || err.Error() != "could not resolve host docs.invalid (no such host)" {
 		t.Errorf("got %v (lookup of %q), want a *ResolveError reading %q", err, asked, "could not resolve host docs.invalid (no such host)")
+	}
+}
+
+// TestBlockedNameHidesTheAddress: a name that resolves to an internal address
+// is refused without saying which address it resolved to (whoever may submit
+// URLs would learn the address of every internal name); the address stays in
+// the error for logs. Literals and localhost keep theirs. The lookup is a fake:
+// nothing is resolved or dialled.
+func TestBlockedNameHidesTheAddress(t *testing.T) {
+	g, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.lookup = func(context.Context, string, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("172.18.0.2")}, nil
+	}
+	conn, err := g.DialContext(context.Background(), "tcp", "mariadb:3306")
+	if conn != nil {
+		conn.Close()
+		t.Fatal("dialled a connection")
+	}
+	var be *BlockedError
+	want := "mariadb resolves to an internal address: private (172.16.0.0/12)"
+	if !errors.As(err, &be) || err.Error() != want || be.IP != netip.MustParseAddr("172.18.0.2") {
+		t.Errorf("got %v, want %q with the address kept in IP", err, want)
+	}
+	for host, want := range map[string]string{
+		"localhost": "localhost resolves to 127.0.0.1, an internal address: loopback (127.0.0.0/8)",
+		"0x7f.1":    "0x7f.1 resolves to 127.0.0.1, an internal address: loopback (127.0.0.0/8)",
+		"10.0.0.5":  "10.0.0.5 is an internal address: private (10.0.0.0/8)",
+		"[fd00::1]": "fd00::1 is an internal address: unique-local (fc00::/7)",
+	} {
+		u, _ := url.Parse("http://" + host + "/")
+		if err := g.CheckURL(u); err == nil || err.Error() != want {
+			t.Errorf("CheckURL(%s): got %v, want %q", host, err, want)
+		}
 	}
 }
