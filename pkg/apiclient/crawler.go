@@ -111,7 +111,7 @@ func (c Counters) Budget() int64 { return c.Stored + c.Unchanged + c.Deleted + c
 // CrawlStatus is a crawl job as GET /api/v1/crawls/{id} answers it.
 type CrawlStatus struct {
 	ID     string `json:"id"`
-	Status string `json:"status"` // queued, running, done, failed, cancelled
+	Status string `json:"status"` // queued, running, stalled, done, failed, cancelled
 	URL    string `json:"url"`
 	Spec   struct {
 		MaxDepth *int     `json:"max_depth,omitempty"`

@@ -125,6 +125,15 @@ func TestToolsHaveUsableSchemas(t *testing.T) {
 		if tool.Description == "" {
 			t.Errorf("%s: no description", tool.Name)
 		}
+		// An agent reads the states from the description: every state the
+		// crawler answers (stalled was missing).
+		if tool.Name == "crawl_status" {
+			for _, st := range []string{"queued", "running", "stalled", "done", "failed", "cancelled"} {
+				if !strings.Contains(tool.Description, st) {
+					t.Errorf("crawl_status: the description %q does not name the state %s", tool.Description, st)
+				}
+			}
+		}
 		for name, p := range s.Properties {
 			if len(p.Description) < 10 {
 				t.Errorf("%s.%s: description %q is too thin for an agent", tool.Name, name, p.Description)

@@ -46,7 +46,7 @@ func (t *tools) register(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "crawl_status",
 		Title:       "Status of a crawl job",
-		Description: "The state (queued, running, done, failed, cancelled) and counters of a crawl job started by crawl.",
+		Description: "The state (queued, running, stalled: running but no crawler works on it now, it resumes when one does; done, failed, cancelled) and counters of a crawl job started by crawl.",
 		InputSchema: schemaFor[CrawlStatusInput](map[string]limit{"id": {minLength: n(1), maxLength: n(200)}, "format": {enum: formats}}),
 		Annotations: readOnly(),
 	}, t.crawlStatus)
