@@ -128,7 +128,7 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 	seen := map[string]bool{}
 	var urls []store.FrontierURL
 	var nofollow []string
-	var over int64
+	var over []string
 	for _, l := range page.Links {
 		if l.NoFollow() {
 			r.addFiltered(FilterNoFollow, 1)
@@ -141,18 +141,20 @@ func (r *jobRun) queueLinks(ctx context.Context, base *url.URL, it store.Frontie
 		}
 		seen[c] = true
 		if len(urls) >= r.e.cfg.MaxPageLinks {
-			over++
+			over = append(over, l.URL)
 			continue
 		}
 		urls = append(urls, store.FrontierURL{URL: c, Depth: it.Depth + 1})
 	}
-	if over > 0 {
-		r.addFiltered(FilterLinkLimit, over)
+	if len(over) > 0 {
+		r.addFiltered(FilterLinkLimit, int64(len(over)))
 	}
 	if err := r.enqueue(ctx, urls); err != nil {
 		return err
 	}
 	r.noteUnfollowed(ctx, base, nofollow, FilterNoFollow)
+	// A prune must not remove what the links beyond the limit lead to.
+	r.noteUnfollowed(ctx, base, over, FilterLinkLimit)
 	return nil
 }
 

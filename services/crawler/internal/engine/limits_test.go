@@ -215,4 +215,11 @@ func TestPageLinksBounded(t *testing.T) {
 	if got, want := status.Counters.Discovered, int64(maxLinks+1); got != want {
 		t.Errorf("discovered: got %d, want %d (the start page and the links it may queue)", got, want)
 	}
+	// A prune crawl that reached everything it queued still has not seen the
+	// pages beyond the limit: it removes nothing and says why.
+	id = createJob(t, st, Spec{URL: s.URL + "/start", MaxDepth: ptr(1), MaxPages: 200, UseSitemap: ptr(false), Prune: true})
+	status = waitJob(t, e, id, 60*time.Second)
+	if len(status.Warnings) != 1 || !strings.Contains(status.Warnings[0], "(link_limit)") || status.Counters.Deleted != 0 {
+		t.Errorf("prune crawl: warnings %q, deleted %d; want one naming link_limit, nothing deleted", status.Warnings, status.Counters.Deleted)
+	}
 }

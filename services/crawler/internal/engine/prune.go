@@ -52,14 +52,14 @@ const DeleteVanished = "vanished"
 // unfollowedLink is an in-scope link a prune job did not follow.
 type unfollowedLink struct {
 	URL string `json:"url"`
-	Why string `json:"why"` // FilterDepth or FilterNoFollow
+	Why string `json:"why"` // FilterDepth, FilterNoFollow or FilterLinkLimit
 }
 
 // maxUnfollowed bounds the unfollowed links kept in a job's progress.
 const maxUnfollowed = 200
 
 // noteUnfollowed records, for a prune job, the links of a page that were
-// not followed (why: FilterDepth, FilterNoFollow), are in scope and point to
+// not followed (why: FilterDepth, FilterNoFollow, FilterLinkLimit), are in scope and point to
 // URLs not in the frontier now. They are checked again before pruning:
 // one still missing then means part of the scope was not seen.
 func (r *jobRun) noteUnfollowed(ctx context.Context, base *url.URL, hrefs []string, why string) {
@@ -226,8 +226,11 @@ func pruneBlocker(spec Spec, c Counters, missing []unfollowedLink, more int64, s
 	if n := int64(len(missing)) + more; n > 0 {
 		l := missing[0]
 		how := "it is beyond max_depth " + fmt.Sprint(spec.Depth())
-		if l.Why == FilterNoFollow {
+		switch l.Why {
+		case FilterNoFollow:
 			how = "the link is rel=nofollow"
+		case FilterLinkLimit:
+			how = "its page holds more links than one page may queue (link_limit)"
 		}
 		return fmt.Sprintf("%d in-scope links were not followed and lead to pages the crawl did not reach, e.g. %s (%s)", n, l.URL, how)
 	}

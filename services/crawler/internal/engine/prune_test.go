@@ -52,6 +52,7 @@ func TestPruneBlocker(t *testing.T) {
 		{"too large", with(func(c *Counters) { c.Skipped["too_large"] = 2 }), nil, 0, "", "2 pages were not fetched (too_large: 2)"},
 		{"depth", complete, depthLink, 0, "", "1 in-scope links were not followed and lead to pages the crawl did not reach, e.g. https://a.example/deep (it is beyond max_depth 2)"},
 		{"nofollow", complete, []unfollowedLink{{URL: "https://a.example/n", Why: FilterNoFollow}}, 2, "", "3 in-scope links were not followed and lead to pages the crawl did not reach, e.g. https://a.example/n (the link is rel=nofollow)"},
+		{"link limit", complete, []unfollowedLink{{URL: "https://a.example/l", Why: FilterLinkLimit}}, 0, "", "1 in-scope links were not followed and lead to pages the crawl did not reach, e.g. https://a.example/l (its page holds more links than one page may queue (link_limit))"},
 		{"sitemap", complete, nil, 0, "1 sitemaps could not be read (x)", "1 sitemaps could not be read (x)"},
 	} {
 		got := pruneBlocker(spec, tc.c, tc.missing, tc.more, tc.sitemap)
