@@ -101,15 +101,14 @@ if [[ -n ${KGS_API_KEYS:-} ]]; then
 	cli_env="${cli_env}export KGS_API_KEY=<one of KGS_API_KEYS>   (the services were started with keys)
            "
 fi
+printf '\n== running\n'
+running_line web "$search/" "(search, entities, crawls in the browser)"
+running_line search "$search" "(GET /api/v1/search?q=...; JSON with Accept: application/json)"
+running_line crawler "$crawler" "(POST /api/v1/crawls)"
+running_line kg "$kg" "(GET /api/v1/stats)"
+running_line site "$site"
+running_line mcp "$search/mcp" "(streamable HTTP; on stdio for an agent: bin/kgs mcp)"
 cat <<EOT
-
-== running
-  web      $search/   (search, entities, crawls in the browser)
-  search   $search   (GET /api/v1/search?q=...; JSON with Accept: application/json)
-  crawler  $crawler  (POST /api/v1/crawls)
-  kg       $kg       (GET /api/v1/stats)
-  site     $site
-  mcp      $search/mcp   (streamable HTTP; on stdio for an agent: bin/kgs mcp)
   cli      ${cli_env}bin/kgs search "$query" | bin/kgs crawl URL --wait | bin/kgs status | bin/kgs --help
   logs     $KGS_STATE/logs/    stop everything with: make down
 EOT

@@ -55,3 +55,9 @@ start_crawl() {
 		;;
 	esac
 }
+
+# running_line NAME ADDRESS [NOTE] prints one line of the "== running" block
+# make run ends with, in columns: the notes line up whatever the ports' lengths.
+running_line() {
+	printf '  %-8s %-29s %s\n' "$1" "$2" "${3:-}" | sed 's/ *$//'
+}

@@ -105,3 +105,27 @@ func TestStartCrawl(t *testing.T) {
 		t.Errorf("no crawler: ok %v, %q %q, want a failure saying so", ok, out, errs)
 	}
 }
+
+// TestRunningLines: the "== running" block's notes start in one column for
+// addresses of different lengths (ports of 4 and 5 digits); the kg line's
+// note used to stand 4 columns right of the others.
+func TestRunningLines(t *testing.T) {
+	out, errs, ok := runlib(t, `running_line web http://127.0.0.1:38080/ "(browser)"
+running_line search http://127.0.0.1:8080 "(GET /api/v1/search)"
+running_line kg http://127.0.0.1:38088 "(GET /api/v1/stats)"
+running_line site http://127.0.0.1:8099/index.html`)
+	if !ok {
+		t.Fatal(errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 4 || lines[3] != "  site     http://127.0.0.1:8099/index.html" {
+		t.Fatalf("got\n%s\nwant four lines, the last without a note or trailing space", out)
+	}
+	col := strings.Index(lines[0], "(")
+	for _, l := range lines[:3] {
+		if !strings.HasPrefix(l, "  ") || strings.Index(l, "(") != col || strings.Index(l, "http") != 11 {
+			t.Errorf("got\n%s\nwant the addresses in column 11 and the notes in one column", out)
+			break
+		}
+	}
+}
