@@ -263,7 +263,10 @@ func TestFrontierResumeAfterCrash(t *testing.T) {
 	if _, err := s.EnqueueURLs(ctx, j.ID, []FrontierURL{{"https://example.com/1", 0}, {"https://example.com/2", 0}, {"https://example.com/3", 0}}); err != nil {
 		t.Fatal(err)
 	}
-	items, err := s.ClaimURLs(ctx, ClaimRequest{JobID: j.ID, Owner: "crashed", N: 2, Lease: 50 * time.Millisecond})
+	// The lease must outlast the claim, the completion and the first requeue even on
+	// a loaded machine (50 ms did not, under make test's parallel packages).
+	const lease = 2 * time.Second
+	items, err := s.ClaimURLs(ctx, ClaimRequest{JobID: j.ID, Owner: "crashed", N: 2, Lease: lease})
 	if err != nil || len(items) != 2 {
 		t.Fatalf("claim: got %d, %v", len(items), err)
 	}
@@ -273,7 +276,7 @@ func TestFrontierResumeAfterCrash(t *testing.T) {
 	if n, _ := s.RequeueExpired(ctx, j.ID); n != 0 {
 		t.Errorf("requeued %d before the lease expired, want 0", n)
 	}
-	time.Sleep(120 * time.Millisecond)
+	time.Sleep(lease + 200*time.Millisecond)
 	if n, err := s.RequeueExpired(ctx, ""); err != nil || n != 1 {
 		t.Errorf("RequeueExpired: got %d, %v; want 1", n, err)
 	}
