@@ -21,16 +21,20 @@ test: ## install+start MariaDB and Neo4j if needed, run all tests with -race, st
 up: ## install (first time) and start MariaDB 11.8, Neo4j 5.26 and the embedding model
 	deploy/local/stack.sh up
 
+# The documentation sites deploy/local serves on loopback (make run's manual, the eval sets).
+DOC_SITES := pydocs djangodocs gitdocs rustbook nodedocs pgdocs octavedocs celerydocs drfdocs
+
 .PHONY: down
 down: ## stop the services, the local doc sites (deploy/local/*docs.sh, rustbook.sh) and the stack started by `make up` / `make run`
 	-scripts/services.sh stop
-	-for site in pydocs djangodocs gitdocs rustbook nodedocs pgdocs octavedocs celerydocs drfdocs; do deploy/local/$$site.sh stop; done
+	-for site in $(DOC_SITES); do deploy/local/$$site.sh stop; done
 	deploy/local/stack.sh down
 
 .PHONY: status
-status: ## show what is running
+status: ## show what is running (the stack, the services and the doc sites that run)
 	-deploy/local/stack.sh status
 	-scripts/services.sh status
+	@for site in $(DOC_SITES); do if s=$$(deploy/local/$$site.sh status 2>/dev/null); then echo "$$site: $$s"; fi; done
 
 .PHONY: env
 env: ## print the environment the services and tests use (eval "$$(make -s env)")

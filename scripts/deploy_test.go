@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -91,5 +92,41 @@ func TestStackUpSaysWhatItInstalls(t *testing.T) {
 	if err == nil || !strings.Contains(errs, "stack: installing model failed; last lines of") || !strings.Contains(errs, "no pip here") ||
 		strings.Contains(out, "started") {
 		t.Errorf("a failed install: %v, stdout %q, stderr %q; want a failure with the log's lines and nothing started", err, out, errs)
+	}
+}
+
+// TestMakeStatusShowsDocSites: make status lists the doc sites that run (make
+// run's manual among them), as make down stops them; it showed only the stack
+// and the services, so the manual's server at :8099 was nowhere.
+func TestMakeStatusShowsDocSites(t *testing.T) {
+	for _, tool := range []string{"bash", "make", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not on PATH", tool)
+		}
+	}
+	state := t.TempDir()
+	// A stand-in for the manual's static server: docsite.sh knows it by its pid
+	// file and its command line (python3 -m http.server).
+	srv := exec.Command("python3", "-m", "http.server", "--bind", "127.0.0.1", "0")
+	srv.Dir = state
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	if err := os.MkdirAll(filepath.Join(state, "pydocs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, "pydocs", "server.pid"), []byte(strconv.Itoa(srv.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("make", "-s", "-C", "..", "status")
+	cmd.Env = append(os.Environ(), "KGS_STATE="+state, "KGS_PYDOCS_PORT=38990")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make status: %v\n%s", err, out)
+	}
+	want := "pydocs: running (pid " + strconv.Itoa(srv.Process.Pid) + ") at http://127.0.0.1:38990/index.html\n"
+	if !strings.Contains(string(out), want) || strings.Contains(string(out), "gitdocs") {
+		t.Errorf("make status said\n%s\nwant the running manual (%q) and no line for the sites that do not run", out, want)
 	}
 }
