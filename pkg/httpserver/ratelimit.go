@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"container/list"
 	"crypto/subtle"
 	"fmt"
 	"math"
@@ -95,21 +96,29 @@ type RouteLimit struct {
 const maxBuckets = 10_000
 
 type bucket struct {
+	id   string
 	lim  *rate.Limiter
 	last time.Time
 }
 
-// buckets is a bounded map of token buckets keyed by API key index or address.
+// buckets is a bounded map of token buckets keyed by API key index or address,
+// with the buckets in a list from the most to the least recently used: idle
+// buckets and, when the map is full, the least recently used one are dropped
+// from the list's end, so no request scans the map (with 10,000 buckets, a flood
+// from fresh addresses made every request scan them all, twice, under the lock).
 type buckets struct {
 	rate  Rate
 	mu    sync.Mutex
-	m     map[string]*bucket
+	m     map[string]*list.Element // of *bucket
+	lru   list.List                // front: most recently used
 	swept time.Time
 	max   int
+	// visited counts the buckets the sweeps and evictions looked at (tests).
+	visited int
 }
 
 func newBuckets(r Rate) *buckets {
-	return &buckets{rate: r, m: map[string]*bucket{}, max: maxBuckets}
+	return &buckets{rate: r, m: map[string]*list.Element{}, max: maxBuckets}
 }
 
 // take spends one token for id, or returns how long to wait for one.
@@ -119,17 +128,20 @@ func (b *buckets) take(id string, now time.Time) (time.Duration, bool) {
 	if now.Sub(b.swept) > time.Minute {
 		b.sweep(now)
 	}
-	e, ok := b.m[id]
-	if !ok {
+	el, ok := b.m[id]
+	if ok {
+		b.lru.MoveToFront(el)
+	} else {
 		if len(b.m) >= b.max {
 			b.sweep(now)
 		}
-		if len(b.m) >= b.max {
-			b.evictOldest()
+		for len(b.m) >= b.max {
+			b.drop(b.lru.Back())
 		}
-		e = &bucket{lim: rate.NewLimiter(rate.Limit(b.rate.PerSecond), b.rate.Burst)}
-		b.m[id] = e
+		el = b.lru.PushFront(&bucket{id: id, lim: rate.NewLimiter(rate.Limit(b.rate.PerSecond), b.rate.Burst)})
+		b.m[id] = el
 	}
+	e := el.Value.(*bucket)
 	e.last = now
 	res := e.lim.ReserveN(now, 1)
 	if !res.OK() {
@@ -143,26 +155,23 @@ func (b *buckets) take(id string, now time.Time) (time.Duration, bool) {
 }
 
 // sweep drops buckets idle long enough to have refilled: forgetting them changes
-// nothing, since a new bucket starts full.
+// nothing, since a new bucket starts full. They are at the list's end.
 func (b *buckets) sweep(now time.Time) {
 	b.swept = now
 	refill := time.Duration(float64(b.rate.Burst) / b.rate.PerSecond * float64(time.Second))
-	for id, e := range b.m {
-		if now.Sub(e.last) >= refill {
-			delete(b.m, id)
+	for el := b.lru.Back(); el != nil; el = b.lru.Back() {
+		b.visited++
+		if now.Sub(el.Value.(*bucket).last) < refill {
+			return
 		}
+		b.drop(el)
 	}
 }
 
-func (b *buckets) evictOldest() {
-	var oldID string
-	var old time.Time
-	for id, e := range b.m {
-		if oldID == "" || e.last.Before(old) {
-			oldID, old = id, e.last
-		}
-	}
-	delete(b.m, oldID)
+func (b *buckets) drop(el *list.Element) {
+	b.visited++
+	delete(b.m, el.Value.(*bucket).id)
+	b.lru.Remove(el)
 }
 
 func (b *buckets) size() int {

@@ -312,3 +312,34 @@ func TestRateLimitIPv6Network(t *testing.T) {
 		t.Fatalf("forwarded address of an exhausted /64: got %d, want 429", rec.Code)
 	}
 }
+
+// TestRateLimitFullMapNoScan: when the buckets are full, a request from a new
+// address drops the least recently used bucket without looking at the others.
+// Before, each such request swept and then searched all 10,000 buckets under
+// the lock: a flood from fresh addresses made every limited request slow.
+func TestRateLimitFullMapNoScan(t *testing.T) {
+	b := newBuckets(Rate{PerSecond: 1, Burst: 2})
+	b.max = 1000
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range b.max {
+		b.take(fmt.Sprintf("old-%d", i), now)
+	}
+	b.take("old-0", now) // used again: now the most recent
+	b.visited = 0
+	for i := range 500 {
+		b.take(fmt.Sprintf("new-%d", i), now)
+	}
+	if b.visited > 3*500 {
+		t.Errorf("500 new addresses into a full map looked at %d buckets, want about one each", b.visited)
+	}
+	if n := b.size(); n != b.max {
+		t.Errorf("buckets: got %d, want %d", n, b.max)
+	}
+	b.mu.Lock()
+	_, recent := b.m["old-0"]
+	_, oldest := b.m["old-1"]
+	b.mu.Unlock()
+	if !recent || oldest {
+		t.Errorf("eviction order: old-0 (used again) kept %v, old-1 (least recently used) kept %v; want true, false", recent, oldest)
+	}
+}
