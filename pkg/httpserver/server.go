@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -118,6 +119,14 @@ type Server struct {
 	// notFoundPage, when set, answers unknown paths first (a web interface's HTML
 	// page for browsers); when it writes nothing, the problem document follows.
 	notFoundPage atomic.Pointer[gin.HandlerFunc]
+	// readyz answers from one run of the checks for readyzFresh (readyzRun);
+	// checksGen counts changes of the checks and of readiness, which end it.
+	readyzMu  sync.Mutex
+	readyzAt  time.Time
+	readyzGen uint64
+	readyzOK  bool
+	readyzSt  map[string]string
+	checksGen atomic.Uint64
 	// errorPage, when set, may answer an error the server writes (a rate limit, a
 	// body over the limit, ...) instead of the problem document.
 	errorPage atomic.Pointer[func(*gin.Context, Problem) bool]
@@ -200,6 +209,7 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 
 // AddReadyCheck registers a dependency probe run by /readyz.
 func (s *Server) AddReadyCheck(name string, check ReadyCheck) {
+	defer s.checksGen.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.checks[name]; !ok {
@@ -220,7 +230,10 @@ func (s *Server) AddInfoCheck(name string, check ReadyCheck) {
 }
 
 // SetReady marks whether start-up (migrations, index catch-up) is finished.
-func (s *Server) SetReady(v bool) { s.ready.Store(v) }
+func (s *Server) SetReady(v bool) {
+	s.ready.Store(v)
+	s.checksGen.Add(1)
+}
 
 // ReadyStatus runs every check and returns the per-dependency result.
 func (s *Server) ReadyStatus(ctx context.Context) (bool, map[string]string) {
@@ -266,8 +279,27 @@ func (s *Server) ReadyStatus(ctx context.Context) (bool, map[string]string) {
 	return ok, out
 }
 
+// readyzFresh is how long /readyz answers from one run of the checks. /readyz
+// is open to anyone, and each run pings MariaDB and asks kg (which pings Neo4j):
+// without it, a flood of /readyz became a flood of internal calls.
+const readyzFresh = time.Second
+
+// readyzRun returns the checks' result, run at most once per readyzFresh:
+// requests that come while a run is in progress wait for it. The run is not
+// cancelled with the request that started it (each check has ReadyTimeout).
+func (s *Server) readyzRun(ctx context.Context) (bool, map[string]string) {
+	s.readyzMu.Lock()
+	defer s.readyzMu.Unlock()
+	gen := s.checksGen.Load()
+	if s.readyzSt == nil || gen != s.readyzGen || time.Since(s.readyzAt) >= readyzFresh {
+		s.readyzOK, s.readyzSt = s.ReadyStatus(context.WithoutCancel(ctx))
+		s.readyzAt, s.readyzGen = time.Now(), gen
+	}
+	return s.readyzOK, maps.Clone(s.readyzSt)
+}
+
 func (s *Server) readyz(c *gin.Context) {
-	ok, st := s.ReadyStatus(c.Request.Context())
+	ok, st := s.readyzRun(c.Request.Context())
 	if len(s.cfg.APIKeys) > 0 {
 		if _, valid := s.keyIndex(c.Request); !valid {
 			st = withoutDetails(st)

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -401,5 +403,38 @@ func TestDNSRebindingRefused(t *testing.T) {
 	keyed := newTestServer(t, Config{APIKeys: []string{"0123456789abcdef-host"}})
 	if rec := req(keyed, "evil.example:8080", "127.0.0.1:5000"); rec.Code != http.StatusUnauthorized {
 		t.Errorf("a service with keys: got %d, want 401 (the key decides, not the Host)", rec.Code)
+	}
+}
+
+// TestReadyzRunsChecksOncePerSecond: /readyz is open, and each run of its
+// checks calls the dependencies (a MariaDB ping, kg's own /readyz): concurrent
+// and repeated requests within a second share one run, and a change of the
+// checks or of readiness is answered at once.
+func TestReadyzRunsChecksOncePerSecond(t *testing.T) {
+	s := newTestServer(t, Config{})
+	var runs atomic.Int64
+	s.AddReadyCheck("mariadb", func(context.Context) error {
+		runs.Add(1)
+		time.Sleep(20 * time.Millisecond)
+		return nil
+	})
+	s.SetReady(true)
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if rec := do(t, s, "GET", "/readyz", "", nil); rec.Code != 200 {
+				t.Errorf("readyz: got %d", rec.Code)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := runs.Load(); n > 2 {
+		t.Errorf("50 concurrent /readyz ran the checks %d times, want 1 (2 if a second passed)", n)
+	}
+	s.SetReady(false)
+	if rec := do(t, s, "GET", "/readyz", "", nil); rec.Code != 503 {
+		t.Errorf("after SetReady(false): got %d, want 503 at once", rec.Code)
 	}
 }
