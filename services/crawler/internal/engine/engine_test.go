@@ -15,16 +15,22 @@ import (
 )
 
 // smallSite has duplicate spellings, robots.txt, a sitemap, a redirect, a
-// flaky page, a trap, a non-HTML file, a 404 and an external link.
+// redirect written in HTML (meta refresh), a flaky page, a trap, a non-HTML
+// file, a 404 and an external link.
 func smallSite(t *testing.T) *site {
 	var flaky atomic.Int32
 	pages := map[string]func(http.ResponseWriter, *http.Request){
 		"/": htmlHandler(page("Home", "Welcome home.",
-			"/a", "/b", "/a?utm_source=news", "/a#top", "/B/../a", "/./a", "/private/secret", "/redirect",
+			"/a", "/b", "/a?utm_source=news", "/a#top", "/B/../a", "/./a", "/private/secret", "/redirect", "/moved",
 			"http://example.com/elsewhere", "/flaky", "/cal/1", "/image.png", "/missing")),
-		"/a":              htmlHandler(page("Page A", "About alpha.", "/a/deep1", "/")),
-		"/b":              htmlHandler(page("Page B", "About beta.", "/", "/a")),
-		"/c":              htmlHandler(page("Page C", "Redirect target.", "/")),
+		"/a": htmlHandler(page("Page A", "About alpha.", "/a/deep1", "/")),
+		"/b": htmlHandler(page("Page B", "About beta.", "/", "/a")),
+		"/c": htmlHandler(page("Page C", "Redirect target.", "/")),
+		"/d": htmlHandler(page("Page D", "Meta refresh target.", "/")),
+		"/moved": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<html><head><meta http-equiv="refresh" content="0; url=/d"><title>Moved</title></head><body><p>Redirecting to the new page.</p></body></html>`))
+		},
 		"/a/deep1":        htmlHandler(page("Deep 1", "Deeper.", "/a/deep2")),
 		"/a/deep2":        htmlHandler(page("Deep 2", "Deepest.", "/a/deep3")),
 		"/orphan":         htmlHandler(page("Orphan", "Only in the sitemap.")),
@@ -83,7 +89,7 @@ func TestCrawlSmallSite(t *testing.T) {
 	if status.Status != store.JobDone {
 		t.Fatalf("status: got %s, want done (errors %v)", status.Status, status.LastErrors)
 	}
-	want := []string{"/", "/a", "/a/deep1", "/b", "/c", "/cal/1", "/cal/2", "/flaky", "/orphan"}
+	want := []string{"/", "/a", "/a/deep1", "/b", "/c", "/cal/1", "/cal/2", "/d", "/flaky", "/orphan"}
 	if diff := cmp.Diff(want, sortedKeys(storedPaths(t, st))); diff != "" {
 		t.Errorf("stored pages (-want +got):\n%s", diff)
 	}
@@ -91,7 +97,7 @@ func TestCrawlSmallSite(t *testing.T) {
 	if c.Stored != int64(len(want)) {
 		t.Errorf("counters.stored: got %d, want %d", c.Stored, len(want))
 	}
-	wantSkipped := map[string]int64{"robots": 1, "content_type": 1, "redirect": 1}
+	wantSkipped := map[string]int64{"robots": 1, "content_type": 1, "redirect": 2} // /redirect (301) and /moved (meta refresh)
 	if diff := cmp.Diff(wantSkipped, c.Skipped); diff != "" {
 		t.Errorf("counters.skipped (-want +got):\n%s", diff)
 	}

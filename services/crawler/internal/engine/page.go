@@ -89,9 +89,9 @@ func (e *Engine) CrawlPage(ctx context.Context, rawURL string, tags []string) (P
 		d := e.runPage(ctx, pageJob{u: u, req: fetch.Request{URL: c}, prev: prev, tags: tags})
 		stages.add(d.stages)
 		if d.out.reason == SkipRedirect {
-			next, err := e.followRedirect(u, d.resp.Location, scope)
+			next, err := e.followRedirect(u, d.location, scope)
 			if prev != nil && (err != nil || next != c) {
-				out := e.removeRedirected(ctx, prev, d.resp.Location, next, err)
+				out := e.removeRedirected(ctx, prev, d.location, next, err)
 				e.countEnd(out)
 				if out.state != store.FrontierDone {
 					return PageResult{}, out.err

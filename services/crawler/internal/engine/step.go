@@ -42,15 +42,20 @@ type pageJob struct {
 
 // pageDone is what the page step did.
 type pageDone struct {
-	out    outcome         // how the page ends; state "" when ctx ended
-	resp   *fetch.Response // nil when there was no HTTP answer
-	result pipeline.Result // when the page reached the indexer
-	stages StageTimes
+	out  outcome         // how the page ends; state "" when ctx ended
+	resp *fetch.Response // nil when there was no HTTP answer
+	// location is the redirect target when out.reason is SkipRedirect: the
+	// answer's Location, or the page's own meta refresh.
+	location string
+	result   pipeline.Result // when the page reached the indexer
+	stages   StageTimes
 }
 
 // runPage takes one page through the step and counts the crawler's metrics
-// for it. A redirect ends it as skipped (SkipRedirect) with the answer in
-// pageDone.resp; any other answer than 2xx or 304 fails it as http_<status>.
+// for it. A redirect — a 3xx answer, or a page whose meta refresh sends the
+// reader elsewhere within seconds — ends it as skipped (SkipRedirect) with the
+// target in pageDone.location; any other answer than 2xx or 304 fails it as
+// http_<status>.
 func (e *Engine) runPage(ctx context.Context, p pageJob) pageDone {
 	var d pageDone
 	fetchedAt := time.Now().UTC()
@@ -73,6 +78,9 @@ func (e *Engine) runPage(ctx context.Context, p pageJob) pageDone {
 			return d
 		}
 		d.out = out
+		if out.reason == SkipRedirect {
+			d.location = resp.Location
+		}
 		return d
 	}
 
@@ -85,6 +93,10 @@ func (e *Engine) runPage(ctx context.Context, p pageJob) pageDone {
 		return d
 	case err != nil:
 		d.out = outcome{state: store.FrontierFailed, reason: FailExtract, err: err}
+		return d
+	case page.Refresh != "":
+		// A redirect written in HTML: followed like a 3xx, never stored.
+		d.out, d.location = outcome{state: store.FrontierSkipped, reason: SkipRedirect}, page.Refresh
 		return d
 	}
 	if p.beforeStore != nil {

@@ -55,6 +55,13 @@ func htmlAnswer(title string) *fetch.Response {
 		Body: []byte(page(title, "Words of the page body for the fake fetcher."))}
 }
 
+// refreshAnswer is a stub page whose <meta http-equiv="refresh"> has content.
+func refreshAnswer(content string) *fetch.Response {
+	return &fetch.Response{Status: 200, ContentType: "text/html; charset=utf-8", Body: []byte(`<!doctype html><html><head>` +
+		`<meta http-equiv="refresh" content="` + content + `"><title>Moved</title></head>` +
+		`<body><p>This page has moved. Redirecting you to its new address.</p></body></html>`)}
+}
+
 // fakeIndexer records the pages it is given and stores nothing.
 type fakeIndexer struct {
 	mu    sync.Mutex
@@ -117,6 +124,15 @@ func TestCrawlPageWithFakes(t *testing.T) {
 			want: "stored", fetched: []string{site + "/a", site + "/b"}, metrics: map[string]float64{"fetched": 2, "stored": 1, "chunks": 2}},
 		{name: "redirect out of scope", answers: map[string]*fetch.Response{site + "/a": {Status: 302, Location: "http://other.example/"}},
 			wantErr: SkipRedirectOutOfScope, fetched: []string{site + "/a"}, metrics: map[string]float64{"fetched": 1}},
+		// A redirect written in HTML ("Redirecting…" stubs of documentation sites)
+		// is followed like a 3xx and the stub is never stored.
+		{name: "meta refresh on the same host", answers: map[string]*fetch.Response{
+			site + "/a": refreshAnswer("0; url=/b"), site + "/b": htmlAnswer("B")},
+			want: "stored", fetched: []string{site + "/a", site + "/b"}, metrics: map[string]float64{"fetched": 2, "stored": 1, "chunks": 2}},
+		{name: "meta refresh out of scope", answers: map[string]*fetch.Response{site + "/a": refreshAnswer("1;URL='http://other.example/'")},
+			wantErr: SkipRedirectOutOfScope, fetched: []string{site + "/a"}, metrics: map[string]float64{"fetched": 1}},
+		{name: "a page that reloads itself is a page", answers: map[string]*fetch.Response{site + "/a": refreshAnswer("300; url=/b")},
+			want: "stored", fetched: []string{site + "/a"}, metrics: map[string]float64{"fetched": 1, "stored": 1, "chunks": 2}},
 		{name: "not found", answers: map[string]*fetch.Response{site + "/a": {Status: 404}},
 			wantErr: "http_404", fetched: []string{site + "/a"}, metrics: map[string]float64{"fetched": 1, "failed_http_4xx": 1}},
 		{name: "not a page", answers: map[string]*fetch.Response{site + "/a": {Status: 200, ContentType: "application/pdf", Body: []byte("%PDF")}},

@@ -201,7 +201,7 @@ func (r *jobRun) handle(ctx context.Context, it store.FrontierItem) outcome {
 	r.mu.Unlock()
 	switch {
 	case d.out.reason == SkipRedirect:
-		return r.redirect(ctx, u, it, prev, d.resp.Location)
+		return r.redirect(ctx, u, it, prev, d.location)
 	case prev == nil:
 		return d.out
 	}

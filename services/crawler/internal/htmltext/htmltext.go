@@ -52,6 +52,10 @@ type Page struct {
 	Canonical string
 	// Robots holds the page's own indexing directives.
 	Robots Robots
+	// Refresh is where a <meta http-equiv="refresh"> sends the reader within
+	// MaxRefreshDelay seconds: a redirect written in HTML, so the page is a stub
+	// to follow, not a document to store. "" when there is none.
+	Refresh string
 	// Text is the main text; see the package documentation for its layout.
 	Text string
 	// Headings lists the headings of the main text in document order.
@@ -149,7 +153,7 @@ func extractHTML(body []byte, pageURL *url.URL, contentType string, hdr http.Hea
 	breaksInPre(doc)
 	p := &Page{URL: pageURL.String()}
 	m := readMeta(doc, pageURL)
-	p.Title, p.Description, p.Canonical, p.Robots = m.title, m.description, m.canonical, m.robots
+	p.Title, p.Description, p.Canonical, p.Robots, p.Refresh = m.title, m.description, m.canonical, m.robots, m.refresh
 	p.Published, p.Modified = m.published, m.modified
 	p.Language = m.lang
 

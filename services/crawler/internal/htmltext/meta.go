@@ -3,6 +3,7 @@ package htmltext
 import (
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ type meta struct {
 	title, description, canonical, lang string
 	published, modified                 time.Time
 	robots                              Robots
+	refresh                             string
 	firstH1                             *html.Node
 	links                               []Link
 }
@@ -100,8 +102,13 @@ func (r *metaReader) metaTag(n *html.Node) {
 		key = strings.ToLower(attr(n, "itemprop"))
 	}
 	content := strings.TrimSpace(attr(n, "content"))
-	if he := strings.ToLower(attr(n, "http-equiv")); he == "content-language" {
+	switch strings.ToLower(attr(n, "http-equiv")) {
+	case "content-language":
 		r.contentLang = content
+	case "refresh":
+		if r.m.refresh == "" {
+			r.m.refresh = r.refreshTarget(content)
+		}
 	}
 	m := &r.m
 	switch key {
@@ -129,6 +136,49 @@ func (r *metaReader) metaTag(n *html.Node) {
 			m.modified = parseDate(content)
 		}
 	}
+}
+
+// MaxRefreshDelay is the longest delay of a <meta http-equiv="refresh"> that
+// is read as a redirect: a page that sends its reader elsewhere within a few
+// seconds ("Redirecting…", "This page has moved") is a stub, not a document.
+// A longer delay is a page that reloads itself now and then.
+const MaxRefreshDelay = 5
+
+// refreshTarget reads the content of a refresh meta element, "<delay>;
+// url=<target>" (the separator may also be a comma, "url=" may be missing, the
+// target may be quoted), and returns the absolute http(s) target without its
+// fragment when the delay is at most MaxRefreshDelay seconds and the target is
+// another page; otherwise "".
+func (r *metaReader) refreshTarget(content string) string {
+	delay, target, ok := strings.Cut(content, ";")
+	if !ok {
+		delay, target, ok = strings.Cut(content, ",")
+	}
+	if !ok {
+		return "" // a delay alone reloads the page itself
+	}
+	d, err := strconv.ParseFloat(strings.TrimSpace(delay), 64)
+	if err != nil || d < 0 || d > MaxRefreshDelay {
+		return ""
+	}
+	target = strings.TrimSpace(target)
+	if len(target) >= 4 && strings.EqualFold(target[:3], "url") {
+		if rest := strings.TrimSpace(target[3:]); strings.HasPrefix(rest, "=") {
+			target = strings.TrimSpace(rest[1:])
+		}
+	}
+	target = strings.Trim(target, `"'`)
+	if target == "" {
+		return ""
+	}
+	u, err := r.base.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return ""
+	}
+	if t := withoutFragment(u); t != r.self {
+		return t
+	}
+	return ""
 }
 
 // addLink keeps the first occurrence of each link target (with the first
