@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -178,20 +179,34 @@ func httpHandler(d Deps, keys []string, idle time.Duration, maxSessions int) htt
 
 // limitSessions refuses a request that would open a session (a POST without
 // Mcp-Session-Id) while maxSessions are open, with 503, Retry-After and a
-// JSON-RPC error saying so.
+// JSON-RPC error saying so. Such requests still being served count as open:
+// the SDK adds a session only once it has read the body and served the
+// initialize, so requests that arrived together (or sent their bodies slowly)
+// would all see room and together pass the bound.
 func limitSessions(srv *mcp.Server, maxSessions int, next http.Handler) http.Handler {
+	var mu sync.Mutex
+	opening := 0
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
-			n := 0
+			mu.Lock()
+			n := opening
 			for range srv.Sessions() {
 				n++
 			}
 			if n >= maxSessions {
+				mu.Unlock()
 				w.Header().Set("Retry-After", "60")
 				writeRPCError(w, http.StatusServiceUnavailable, "",
-					fmt.Sprintf("this server has %d MCP sessions open, its limit; retry later, and close sessions you no longer use (DELETE /mcp with their Mcp-Session-Id)", n))
+					fmt.Sprintf("this server has %d MCP sessions open or opening, its limit; retry later, and close sessions you no longer use (DELETE /mcp with their Mcp-Session-Id)", n))
 				return
 			}
+			opening++
+			mu.Unlock()
+			defer func() {
+				mu.Lock()
+				opening--
+				mu.Unlock()
+			}()
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -685,3 +685,62 @@ func TestHTTPSessionsBounded(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestHTTPSessionsBoundedConcurrently: requests that open sessions at the same
+// time cannot together pass the bound. Each was checked against the sessions
+// already open, and the SDK adds a session only once it has read the request's
+// body and served it: initializes that arrived together, or whose bodies came
+// slowly, all saw room and all opened a session. Here every request that
+// passes the check waits at a gate until the others have been answered or
+// have passed too; before the fix all ten passed a bound of three.
+func TestHTTPSessionsBoundedConcurrently(t *testing.T) {
+	const bound, clients = 3, 10
+	srv := New(Deps{})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	var passed, refused atomic.Int64
+	gate := make(chan struct{})
+	gated := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		passed.Add(1)
+		<-gate
+		sdk.ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(limitSessions(srv, bound, gated))
+	t.Cleanup(ts.Close)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	var opened atomic.Int64
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(initialize))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			switch {
+			case resp.StatusCode == http.StatusOK && resp.Header.Get("Mcp-Session-Id") != "":
+				opened.Add(1)
+			case resp.StatusCode == http.StatusServiceUnavailable:
+				refused.Add(1)
+			default:
+				t.Errorf("initialize: got %d", resp.StatusCode)
+			}
+		}()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for passed.Load()+refused.Load() < clients && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(gate)
+	wg.Wait()
+	if opened.Load() > bound || opened.Load() == 0 || opened.Load()+refused.Load() != clients {
+		t.Errorf("%d initializes at once with a bound of %d: %d sessions opened, %d refused; want at most %d opened and the rest refused",
+			clients, bound, opened.Load(), refused.Load(), bound)
+	}
+}
