@@ -585,7 +585,10 @@ func TestCrawlPrune(t *testing.T) {
 // forgotten (its next request is a 404, the transport's sign to initialize
 // again); one in use stays. Before, every abandoned session stayed in memory.
 func TestHTTPSessionsExpire(t *testing.T) {
-	const idle = 300 * time.Millisecond
+	// Requests come idle/4 apart, so a request may take 1.5 s on a loaded
+	// machine before the session expires under it (at 300 ms idle, 100 ms apart,
+	// a request slower than 200 ms under -race failed the test).
+	const idle = 2 * time.Second
 	srv := httptest.NewServer(httpHandler(Deps{}, nil, idle, MaxSessions))
 	t.Cleanup(srv.Close)
 	post := func(session, body string) *http.Response {
@@ -613,12 +616,12 @@ func TestHTTPSessionsExpire(t *testing.T) {
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
 	// Requests closer together than the idle time keep the session.
 	for i := range 4 {
-		time.Sleep(idle / 3)
+		time.Sleep(idle / 4)
 		if resp := post(id, list); resp.StatusCode != http.StatusOK {
 			t.Fatalf("request %d within the idle time: got %d, want 200", i+1, resp.StatusCode)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		time.Sleep(2 * idle)
 		resp := post(id, list)
@@ -626,7 +629,7 @@ func TestHTTPSessionsExpire(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("idle session: still answered %d after 10 s, want 404 once %v passed without a request", resp.StatusCode, idle)
+			t.Fatalf("idle session: still answered %d after 30 s, want 404 once %v passed without a request", resp.StatusCode, idle)
 		}
 	}
 	if got := SessionIdle; got < time.Minute {
