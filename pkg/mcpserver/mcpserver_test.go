@@ -593,21 +593,13 @@ func TestHTTPSessionsExpire(t *testing.T) {
 	t.Cleanup(srv.Close)
 	post := func(session, body string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := sendMCP(srv.URL, http.MethodPost, session, body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		return resp
 	}
-	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	resp := post("", initializeMessage)
 	id := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || id == "" {
 		t.Fatalf("initialize: got %d, session %q", resp.StatusCode, id)
@@ -645,31 +637,22 @@ func TestHTTPSessionsBounded(t *testing.T) {
 	t.Cleanup(srv.Close)
 	send := func(method, session, body string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := sendMCP(srv.URL, method, session, body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		return resp
 	}
-	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	var ids []string
 	for i := range 3 {
-		resp := send(http.MethodPost, "", initialize)
+		resp := send(http.MethodPost, "", initializeMessage)
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
 			t.Fatalf("session %d of 3: got %d", i+1, resp.StatusCode)
 		}
 		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
 		send(http.MethodPost, ids[i], `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	}
-	if resp := send(http.MethodPost, "", initialize); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+	if resp := send(http.MethodPost, "", initializeMessage); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("a fourth session: got %d (Retry-After %q), want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	if resp := send(http.MethodPost, ids[0], `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
@@ -678,7 +661,7 @@ func TestHTTPSessionsBounded(t *testing.T) {
 	send(http.MethodDelete, ids[1], "")
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		resp := send(http.MethodPost, "", initialize)
+		resp := send(http.MethodPost, "", initializeMessage)
 		if resp.StatusCode == http.StatusOK {
 			break
 		}
@@ -709,23 +692,17 @@ func TestHTTPSessionsBoundedConcurrently(t *testing.T) {
 	})
 	ts := httptest.NewServer(limitSessions(srv, bound, gated))
 	t.Cleanup(ts.Close)
-	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	var opened atomic.Int64
 	var wg sync.WaitGroup
 	for range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(initialize))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := sendMCP(ts.URL, http.MethodPost, "", initializeMessage)
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
 			switch {
 			case resp.StatusCode == http.StatusOK && resp.Header.Get("Mcp-Session-Id") != "":
 				opened.Add(1)
@@ -746,4 +723,28 @@ func TestHTTPSessionsBoundedConcurrently(t *testing.T) {
 		t.Errorf("%d initializes at once with a bound of %d: %d sessions opened, %d refused; want at most %d opened and the rest refused",
 			clients, bound, opened.Load(), refused.Load(), bound)
 	}
+}
+
+// initializeMessage opens an MCP session over HTTP.
+const initializeMessage = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// sendMCP sends body to the MCP endpoint at url as a client of the streamable
+// HTTP transport does, in the session when one is given, and returns the
+// answer with its body read and closed.
+func sendMCP(url, method, session, body string) (*http.Response, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp, resp.Body.Close()
 }
