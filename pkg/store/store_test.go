@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kgsearch/kgsearch/internal/testenv"
 )
 
 func TestServerVersionIsAtLeast11_8(t *testing.T) {
@@ -209,13 +209,9 @@ func TestOpenRetryWaitsForADatabaseThatComesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, addr := mc.Addr, ln.Addr().String()
-	ln.Close() // refused until the forwarder listens again
-	mc.Addr = addr
+	proxy := testenv.NewFaultProxy(t, mc.Addr)
+	proxy.Down() // refused until Listen
+	mc.Addr = proxy.Addr()
 	cfg := Config{DSN: mc.FormatDSN(), Model: testModel}
 
 	start := time.Now()
@@ -229,24 +225,8 @@ func TestOpenRetryWaitsForADatabaseThatComesBack(t *testing.T) {
 	up := time.Now().Add(5 * time.Second)
 	go func() {
 		time.Sleep(time.Until(up))
-		fwd, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Errorf("listen again on %s: %v", addr, err)
-			return
-		}
-		t.Cleanup(func() { fwd.Close() })
-		for {
-			c, err := fwd.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go func() { _, _ = io.Copy(u, c); u.Close() }()
-			go func() { _, _ = io.Copy(c, u); c.Close() }()
+		if err := proxy.Listen(); err != nil {
+			t.Error(err)
 		}
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/kgapi/kgapitest"
 	"github.com/kgsearch/kgsearch/services/crawler/internal/testsite"
 )
@@ -30,7 +31,7 @@ func TestAPIWhileMariaDBIsDown(t *testing.T) {
 			t.Errorf("%s %s with MariaDB down: got %d (Retry-After %q, %s) %s; want 503 problem+json with Retry-After naming MariaDB",
 				r.method, r.path, resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"), body)
 		}
-		if strings.Contains(body, proxy.addr) {
+		if strings.Contains(body, proxy.Addr()) {
 			t.Errorf("%s %s: the answer shows the database's address: %s", r.method, r.path, body)
 		}
 	}
@@ -83,7 +84,7 @@ type apiRequest struct{ method, path, body string }
 // with a crawl of the test site started, and returns its address, the proxy
 // and one request of every API route that reads or writes MariaDB. storeTimeout,
 // when not empty, is the service's CRAWLER_STORE_TIMEOUT.
-func dbRoutes(t *testing.T, storeTimeout string) (string, *faultProxy, []apiRequest) {
+func dbRoutes(t *testing.T, storeTimeout string) (string, *testenv.FaultProxy, []apiRequest) {
 	t.Helper()
 	site := testsite.New(testsite.Options{})
 	t.Cleanup(site.Close)
@@ -92,8 +93,8 @@ func dbRoutes(t *testing.T, storeTimeout string) (string, *faultProxy, []apiRequ
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newFaultProxy(t, mc.Addr)
-	mc.Addr = proxy.addr
+	proxy := testenv.NewFaultProxy(t, mc.Addr)
+	mc.Addr = proxy.Addr()
 	env := map[string]string{
 		"KGS_MARIADB_DSN": mc.FormatDSN(), "KGS_KG_URL": kg.URL, "CRAWLER_ALLOW_HOSTS": site.Addr(),
 	}

@@ -94,7 +94,7 @@ const (
 // outageHarness holds what the crawls share: the kg service (built from this
 // tree) behind a proxy, reaching Neo4j through another proxy.
 type outageHarness struct {
-	neoProxy, kgProxy *faultProxy
+	neoProxy, kgProxy *testenv.FaultProxy
 	kg                *kgapi.Client // direct, for clean-up
 	neo               neo4j.DriverWithContext
 	mariadb           string // host:port of the shared MariaDB
@@ -124,13 +124,13 @@ func newOutageHarness(t *testing.T) *outageHarness {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build kg: %v\n%s", err, out)
 	}
-	h.neoProxy = newFaultProxy(t, nu.Host)
+	h.neoProxy = testenv.NewFaultProxy(t, nu.Host)
 	kgAddr := freePort(t)
 	var logs bytes.Buffer
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(),
 		"KG_ADDR="+kgAddr, "KGS_STATE="+dir, "KG_LEARNER_FILE="+filepath.Join(dir, "learner.json"),
-		"KGS_NEO4J_URI=bolt://"+h.neoProxy.addr, "KGS_NEO4J_USER="+user, "KGS_NEO4J_PASSWORD="+password,
+		"KGS_NEO4J_URI=bolt://"+h.neoProxy.Addr(), "KGS_NEO4J_USER="+user, "KGS_NEO4J_PASSWORD="+password,
 		"KG_NEO4J_RETRY=1s", "KGS_LOG_LEVEL=warn", "KGS_API_KEYS=")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -145,7 +145,7 @@ func newOutageHarness(t *testing.T) *outageHarness {
 	})
 	h.kg = kgapi.NewClient("http://"+kgAddr, nil, "")
 	waitFor(t, 60*time.Second, func() bool { return h.kg.Ready(context.Background()) == nil })
-	h.kgProxy = newFaultProxy(t, kgAddr)
+	h.kgProxy = testenv.NewFaultProxy(t, kgAddr)
 	return h
 }
 
@@ -215,9 +215,9 @@ func (h *outageHarness) crawl(t *testing.T, fault string) (res crawlResult) {
 	site := testsite.New(testsite.Options{Articles: outageArticles})
 	t.Cleanup(site.Close)
 	direct := freshDatabase(t)
-	dbProxy := newFaultProxy(t, h.mariadb)
+	dbProxy := testenv.NewFaultProxy(t, h.mariadb)
 	mc, _ := mysql.ParseDSN(direct)
-	mc.Addr = dbProxy.addr
+	mc.Addr = dbProxy.Addr()
 	db, err := sql.Open("mysql", direct)
 	if err != nil {
 		t.Fatal(err)
@@ -225,13 +225,13 @@ func (h *outageHarness) crawl(t *testing.T, fault string) (res crawlResult) {
 	t.Cleanup(func() { db.Close() })
 
 	base := runService(t, map[string]string{
-		"KGS_MARIADB_DSN": mc.FormatDSN(), "KGS_KG_URL": "http://" + h.kgProxy.addr, "CRAWLER_ALLOW_HOSTS": site.Addr(),
+		"KGS_MARIADB_DSN": mc.FormatDSN(), "KGS_KG_URL": "http://" + h.kgProxy.Addr(), "CRAWLER_ALLOW_HOSTS": site.Addr(),
 	})
 	id := startCrawl(t, base, fmt.Sprintf(`{"url":%q,"max_depth":%d,"max_pages":1000}`, site.SeedURL(), outageDepth))
 	events := watchEvents(t, base+"/api/v1/crawls/"+id+"/events")
 
 	if fault != "" {
-		p := map[string]*faultProxy{"mariadb": dbProxy, "neo4j": h.neoProxy, "kg": h.kgProxy}[fault]
+		p := map[string]*testenv.FaultProxy{"mariadb": dbProxy, "neo4j": h.neoProxy, "kg": h.kgProxy}[fault]
 		// Mid-crawl: some pages stored (and some on their way to kg), most not yet.
 		waitFor(t, 60*time.Second, func() bool { return count(t, db, "SELECT COUNT(*) FROM documents") >= 12 })
 		before := p.Cut()

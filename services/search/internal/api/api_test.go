@@ -5,17 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/kgsearch/kgsearch/internal/testenv"
 	"github.com/kgsearch/kgsearch/pkg/toon"
 	"github.com/kgsearch/kgsearch/services/search/internal/pipeline"
 	"github.com/kgsearch/kgsearch/services/search/internal/searchtest"
@@ -510,68 +509,20 @@ func TestStoreUnreachable503(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newCutProxy(t, mc.Addr)
-	mc.Addr = proxy.addr
+	proxy := testenv.NewFaultProxy(t, mc.Addr)
+	mc.Addr = proxy.Addr()
 	e := searchtest.New(t, searchtest.Options{DSN: mc.FormatDSN()})
 	e.Add(t, docs()...)
 	if code, _, body := get(t, e, "/api/v1/search?q=postgresql+replication"); code != http.StatusOK {
 		t.Fatalf("before the outage: got %d %s", code, body)
 	}
-	proxy.cut()
+	proxy.Down()
 	e.Chunks.Clear()
 	code, h, body := get(t, e, "/api/v1/search?q=postgresql+replication+standby")
 	if code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !bytes.Contains(body, []byte("MariaDB")) {
 		t.Errorf("MariaDB unreachable: got %d (Retry-After %q) %s; want 503 with Retry-After naming MariaDB", code, h.Get("Retry-After"), body)
 	}
-	if bytes.Contains(body, []byte(proxy.addr)) || bytes.Contains(body, []byte("dial tcp")) {
+	if bytes.Contains(body, []byte(proxy.Addr())) || bytes.Contains(body, []byte("dial tcp")) {
 		t.Errorf("MariaDB unreachable: the answer shows the driver's error with the database's address: %s", body)
 	}
-}
-
-// cutProxy forwards loopback TCP connections to target until cut, which closes
-// the listener and every open connection: clients then see refused connections.
-type cutProxy struct {
-	addr  string
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{addr: ln.Addr().String(), ln: ln}
-	t.Cleanup(p.cut)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(u, c); u.Close() }()
-			go func() { _, _ = io.Copy(c, u); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *cutProxy) cut() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
 }

@@ -1,6 +1,7 @@
-package app
+package testenv
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -8,15 +9,15 @@ import (
 	"time"
 )
 
-// faultProxy is a loopback TCP proxy in front of a server (MariaDB, Neo4j,
-// kg). Down closes its listener and cuts every open connection, which is what
+// FaultProxy is a loopback TCP proxy in front of a server (MariaDB, Neo4j,
+// kg), for tests of what a service does when the server fails. Down closes its listener and cuts every open connection, which is what
 // a client sees when the server is killed: refused connections and queries
 // cut mid-way. Up listens again on the same address. Freeze keeps accepting
 // connections but passes no byte either way until Thaw, which is what a client
 // sees of a server that hangs (stopped with SIGSTOP, or overloaded): nothing is
 // refused and nothing is answered. The shared servers themselves are never
 // stopped.
-type faultProxy struct {
+type FaultProxy struct {
 	target string
 	addr   string
 
@@ -27,7 +28,9 @@ type faultProxy struct {
 	open  chan struct{} // closed while not frozen
 }
 
-func newFaultProxy(t *testing.T, target string) *faultProxy {
+// NewFaultProxy listens on a free loopback port and forwards each connection to
+// target until the test ends.
+func NewFaultProxy(t testing.TB, target string) *FaultProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,13 +38,13 @@ func newFaultProxy(t *testing.T, target string) *faultProxy {
 	}
 	open := make(chan struct{})
 	close(open)
-	p := &faultProxy{target: target, addr: ln.Addr().String(), ln: ln, conns: map[net.Conn]struct{}{}, open: open}
+	p := &FaultProxy{target: target, addr: ln.Addr().String(), ln: ln, conns: map[net.Conn]struct{}{}, open: open}
 	go p.serve(ln)
 	t.Cleanup(func() { p.Thaw(); p.Down() })
 	return p
 }
 
-func (p *faultProxy) serve(ln net.Listener) {
+func (p *FaultProxy) serve(ln net.Listener) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -51,7 +54,7 @@ func (p *faultProxy) serve(ln net.Listener) {
 	}
 }
 
-func (p *faultProxy) track(c net.Conn) bool {
+func (p *FaultProxy) track(c net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ln == nil {
@@ -62,14 +65,14 @@ func (p *faultProxy) track(c net.Conn) bool {
 	return true
 }
 
-func (p *faultProxy) untrack(c net.Conn) {
+func (p *FaultProxy) untrack(c net.Conn) {
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()
 	c.Close()
 }
 
-func (p *faultProxy) pipe(c net.Conn) {
+func (p *FaultProxy) pipe(c net.Conn) {
 	if !p.track(c) {
 		return
 	}
@@ -95,7 +98,7 @@ func (p *faultProxy) pipe(c net.Conn) {
 }
 
 // copy passes bytes from src to dst, holding each read while the proxy is frozen.
-func (p *faultProxy) copy(dst io.Writer, src io.Reader) {
+func (p *FaultProxy) copy(dst io.Writer, src io.Reader) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -112,7 +115,7 @@ func (p *faultProxy) copy(dst io.Writer, src io.Reader) {
 }
 
 // wait returns once the proxy is not frozen.
-func (p *faultProxy) wait() {
+func (p *FaultProxy) wait() {
 	p.mu.Lock()
 	open := p.open
 	p.mu.Unlock()
@@ -120,7 +123,7 @@ func (p *faultProxy) wait() {
 }
 
 // Freeze stops passing bytes on every connection, open or new, until Thaw.
-func (p *faultProxy) Freeze() {
+func (p *FaultProxy) Freeze() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	select {
@@ -131,7 +134,7 @@ func (p *faultProxy) Freeze() {
 }
 
 // Thaw passes bytes again.
-func (p *faultProxy) Thaw() {
+func (p *FaultProxy) Thaw() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	select {
@@ -141,9 +144,12 @@ func (p *faultProxy) Thaw() {
 	}
 }
 
-// Down refuses new connections and cuts the open ones; it returns how many
-// were cut.
-func (p *faultProxy) Down() {
+// Addr is the proxy's address (host:port), which clients dial instead of the
+// server's.
+func (p *FaultProxy) Addr() string { return p.addr }
+
+// Down refuses new connections and cuts the open ones (Cut counts them).
+func (p *FaultProxy) Down() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ln == nil {
@@ -159,8 +165,16 @@ func (p *faultProxy) Down() {
 }
 
 // Up accepts connections again on the same address.
-func (p *faultProxy) Up(t *testing.T) {
+func (p *FaultProxy) Up(t testing.TB) {
 	t.Helper()
+	if err := p.Listen(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Listen is Up for a goroutine other than the test's: it returns the error
+// instead of failing the test.
+func (p *FaultProxy) Listen() error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ln, err := net.Listen("tcp", p.addr)
@@ -169,17 +183,17 @@ func (p *faultProxy) Up(t *testing.T) {
 			p.ln = ln
 			p.mu.Unlock()
 			go p.serve(ln)
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("proxy: listen again on %s: %v", p.addr, err)
+			return fmt.Errorf("proxy: listen again on %s: %w", p.addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
 // Cut is the number of connections Down has cut so far.
-func (p *faultProxy) Cut() int {
+func (p *FaultProxy) Cut() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.cut
