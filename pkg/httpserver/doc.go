@@ -40,6 +40,20 @@
 // therefore need to treat only 503 + Retry-After as "retry later". The crawler used
 // 504 before the services shared this mapping.
 //
+// # Requests before the handler
+//
+// Every answer carries X-Request-ID and X-Content-Type-Options: nosniff. A service
+// without API keys answers a loopback peer only when the Host header names this
+// machine (127.0.0.1, [::1], localhost, *.localhost); any other Host is a 421
+// naming Host, which stops a web page that rebinds its own name to 127.0.0.1 from
+// driving a keyless development stack from the browser (checkHost). Rate limits
+// bucket a client by API key, else by address: an IPv4 address or an IPv6 /64.
+//
+// /readyz runs its checks at most once a second, concurrent requests sharing the
+// run, and, when the service has API keys, tells a request without one only each
+// check's state (ok, starting, degraded, unavailable), not the error text, which
+// names internal addresses and users.
+//
 // # Methods
 //
 // [Server.Handler], what Run serves, answers HEAD on every GET route with the
