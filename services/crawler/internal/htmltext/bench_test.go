@@ -3,6 +3,8 @@ package htmltext
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -37,4 +39,52 @@ func BenchmarkExtractPythonFunctions(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchmarkExtract(b, body, "http://127.0.0.1:8099/library/functions.html")
+}
+
+// BenchmarkExtractHostile extracts pages of 1 MB built to make the
+// extractor work hard (see hostilePage).
+func BenchmarkExtractHostile(b *testing.B) {
+	for _, kind := range hostileKinds {
+		b.Run(kind, func(b *testing.B) {
+			benchmarkExtract(b, hostilePage(kind, hostileSize(b)), "https://hostile.example.com/page.html")
+		})
+	}
+}
+
+// hostileSize is the size of BenchmarkExtractHostile's pages: 1 MB, or
+// KGS_HOSTILE_KB kilobytes.
+func hostileSize(b *testing.B) int {
+	if kb, err := strconv.Atoi(os.Getenv("KGS_HOSTILE_KB")); err == nil && kb > 0 {
+		return kb << 10
+	}
+	return 1 << 20
+}
+
+// BenchmarkExtractFile extracts the file KGS_EXTRACT_FILE; skipped without it.
+func BenchmarkExtractFile(b *testing.B) {
+	name := os.Getenv("KGS_EXTRACT_FILE")
+	if name == "" {
+		b.Skip("KGS_EXTRACT_FILE not set")
+	}
+	body, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkExtract(b, body, "http://127.0.0.1:8099/"+filepath.Base(name))
+}
+
+// BenchmarkDetectShellHostile checks for a shell a 1 MB page of empty lists
+// nested in list items, 250 deep.
+func BenchmarkDetectShellHostile(b *testing.B) {
+	group := strings.Repeat("<ul><li>", 250) + strings.Repeat("</li></ul>", 250)
+	body := []byte("<html><body><script src=/app.js></script>" + strings.Repeat(group, hostileSize(b)/len(group)) + "</body></html>")
+	b.SetBytes(int64(len(body)))
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if DetectShell(body, "text/html") == nil {
+			b.Fatal("not a shell")
+		}
+	}
+	reportCPU(b, cpu0)
 }

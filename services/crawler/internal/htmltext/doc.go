@@ -49,8 +49,12 @@
 // with FavorRecall on the page without its navigation, title, scripts and
 // styles (on a page without text blocks it falls back to all the text,
 // title first), and only when all
-// fail the body without its navigation. Page.Extractor says which one was
-// used. Readability drops the heading that repeats the page title, and
+// fail the body without its navigation. A document too large for the
+// libraries (more than MaxLibraryNodes element and text nodes, or a sum of
+// their depths above MaxLibraryWork: readability and trafilatura walk
+// subtrees over and over, and their time grows with nodes times depth) gets
+// none of this: its main landmark, else its body, without navigation
+// ("simple"). Page.Extractor says which one was used. Readability drops the heading that repeats the page title, and
 // trafilatura often drops it too; the page's own top heading (the first h1
 // of the landmark or body that is not the site's name, else an h2 the title
 // holds, else an h3–h6 it holds; section numbers aside, or three quarters of

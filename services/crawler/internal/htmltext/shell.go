@@ -235,17 +235,39 @@ var proseTags = map[atom.Atom]bool{
 // (sphinx_rtd_theme's section.wy-nav-content-wrap).
 func hasProse(n *html.Node) bool {
 	found := false
+	// Prose blocks nest (lists in list items): remembering which elements
+	// hold text keeps this one pass over the document, not one per block.
+	holds := map[*html.Node]bool{}
 	walkElements(n, func(c *html.Node) bool {
 		if found || skipped[tagOf(c)] || isHidden(c) || markedBoilerplate(c) {
 			return false
 		}
-		if proseTags[tagOf(c)] && contentTextLen(c) > 0 {
+		if proseTags[tagOf(c)] && holdsContentText(c, holds) {
 			found = true
 			return false
 		}
 		return true
 	})
 	return found
+}
+
+// holdsContentText reports whether contentTextLen(n) > 0, recording the
+// answer for n and the elements it looked into in memo.
+func holdsContentText(n *html.Node, memo map[*html.Node]bool) bool {
+	if v, ok := memo[n]; ok {
+		return v
+	}
+	v := false
+	for c := n.FirstChild; c != nil && !v; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			v = strings.TrimFunc(c.Data, unicode.IsSpace) != ""
+		case c.Type == html.ElementNode && !passedOver(c):
+			v = holdsContentText(c, memo)
+		}
+	}
+	memo[n] = v
+	return v
 }
 
 // markedBoilerplate reports whether n is navigation, a banner or a footer by
