@@ -180,9 +180,10 @@ func httpHandler(d Deps, keys []string, idle time.Duration, maxSessions int) htt
 // limitSessions refuses a request that would open a session (a POST without
 // Mcp-Session-Id) while maxSessions are open, with 503, Retry-After and a
 // JSON-RPC error saying so. Such requests still being served count as open:
-// the SDK adds a session only once it has read the body and served the
-// initialize, so requests that arrived together (or sent their bodies slowly)
-// would all see room and together pass the bound.
+// the SDK adds the session only when the request reaches it, after
+// refuseDuplicateKeys has read the whole body, so requests that arrived
+// together (or sent their bodies slowly) would all see room and together pass
+// the bound.
 func limitSessions(srv *mcp.Server, maxSessions int, next http.Handler) http.Handler {
 	var mu sync.Mutex
 	opening := 0

@@ -674,9 +674,9 @@ func TestHTTPSessionsBounded(t *testing.T) {
 
 // TestHTTPSessionsBoundedConcurrently: requests that open sessions at the same
 // time cannot together pass the bound. Each was checked against the sessions
-// already open, and the SDK adds a session only once it has read the request's
-// body and served it: initializes that arrived together, or whose bodies came
-// slowly, all saw room and all opened a session. Here every request that
+// already open, and the SDK adds the session only when the request reaches it,
+// after the whole body has been read: initializes that arrived together, or
+// whose bodies came slowly, all saw room and all opened a session. Here every request that
 // passes the check waits at a gate until the others have been answered or
 // have passed too; before the fix all ten passed a bound of three.
 func TestHTTPSessionsBoundedConcurrently(t *testing.T) {
