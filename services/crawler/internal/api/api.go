@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -69,6 +70,9 @@ func (a *API) Register() {
 				return err
 			}
 			if bound {
+				// The clock starts once the body is in: a client's slow upload
+				// is not the database's time.
+				readBody(c.Request)
 				ctx, cancel := a.storeCtx(c.Request.Context())
 				defer cancel()
 				c.Request = c.Request.WithContext(ctx)
@@ -92,6 +96,29 @@ func (a *API) Register() {
 	g.DELETE("/blocklist", h(unblockParams, bounded, a.removeBlocklist))
 	g.DELETE("/blocklist/:domain", h(noParams, bounded, a.removeBlocklist))
 }
+
+// readBody reads r's body (limited by the server's MaxBodyBytes) into memory
+// and gives the handler the same bytes, followed by the error that ended the
+// read when it failed (a body over the limit stays a 413, a cut one a 400).
+func readBody(r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	data, err := io.ReadAll(r.Body)
+	var rest io.Reader = bytes.NewReader(data)
+	if err != nil {
+		rest = io.MultiReader(rest, failedRead{err})
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{rest, r.Body}
+}
+
+// failedRead is a reader that returns the error that ended a read.
+type failedRead struct{ err error }
+
+func (f failedRead) Read([]byte) (int, error) { return 0, f.err }
 
 // storeCtx bounds database work by StoreTimeout. A timeout that fires is a
 // store.Unavailable error, which dbUnavailable answers with 503.

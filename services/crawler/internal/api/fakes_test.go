@@ -222,3 +222,49 @@ func TestEventStreamsShareStatusReads(t *testing.T) {
 		t.Errorf("no status reads in %v: the streams stopped polling", elapsed)
 	}
 }
+
+// ctxBlocklist adds a domain as a database driver would: not once the
+// request's context has ended.
+type ctxBlocklist struct{ Blocklist }
+
+func (ctxBlocklist) BlockDomain(ctx context.Context, domain, reason string) (store.BlockedDomain, error) {
+	if err := ctx.Err(); err != nil {
+		return store.BlockedDomain{}, fmt.Errorf("block domain %s: %w", domain, err)
+	}
+	return store.BlockedDomain{Domain: domain, Reason: reason}, nil
+}
+
+// TestSlowBodyIsNotTheDatabasesTime: StoreTimeout bounds the database work of
+// a request, not the client's upload. A body that arrives slower than
+// StoreTimeout (a slow link, a client that pauses) used to spend the whole
+// budget before the handler reached MariaDB, and the request was a 503 saying
+// the database did not answer.
+func TestSlowBodyIsNotTheDatabasesTime(t *testing.T) {
+	const storeTimeout = time.Second
+	srv := httpserver.New("crawler", httpserver.Config{Addr: "127.0.0.1:0"}, slogDiscard())
+	a := New(srv, Deps{Crawls: &fakeCrawls{}, Blocklist: ctxBlocklist{}, BlocklistChanged: func() {}})
+	a.StoreTimeout = storeTimeout
+	a.Register()
+	hs := httptest.NewServer(srv.Engine())
+	t.Cleanup(hs.Close)
+
+	body := `{"domain":"ads.example.com","reason":"slow client"}`
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = io.WriteString(pw, body[:10])
+		time.Sleep(2 * storeTimeout)
+		_, _ = io.WriteString(pw, body[10:])
+		pw.Close()
+	}()
+	req, _ := http.NewRequest(http.MethodPost, hs.URL+"/api/v1/blocklist", pr)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("POST /blocklist with a body sent over %s (StoreTimeout %s): got %d %s, want 201", 2*storeTimeout, storeTimeout, resp.StatusCode, b)
+	}
+}
