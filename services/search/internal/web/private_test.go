@@ -22,10 +22,7 @@ func TestPrivateReadsNeedLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := gin.New()
-	w.Register(e)
-	srv := httptest.NewServer(e)
-	t.Cleanup(srv.Close)
+	srv := serveWeb(t, w)
 	r := &rig{web: w, srv: srv}
 	c := r.client(t)
 	for _, p := range []string{"/?q=python", "/crawls", "/documents", "/entities/e1"} {
@@ -68,10 +65,7 @@ func TestCrawlsJSONNeedsTheLoginOfThePage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := gin.New()
-		w.Register(e)
-		srv := httptest.NewServer(e)
-		t.Cleanup(srv.Close)
+		srv := serveWeb(t, w)
 		r := &rig{web: w, srv: srv}
 		c := r.client(t)
 		pageStatus, _ := get(t, c, srv.URL+"/crawls")

@@ -113,6 +113,17 @@ type rig struct {
 	crawler *fakeCrawler
 }
 
+// serveWeb serves w's pages on a test server until the test ends.
+func serveWeb(t testing.TB, w *Web) *httptest.Server {
+	t.Helper()
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	w.Register(e)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 func newRig(t testing.TB, keys []string) *rig {
 	t.Helper()
 	fc := newFakeCrawler(t)
@@ -122,11 +133,7 @@ func newRig(t testing.TB, keys []string) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gin.SetMode(gin.ReleaseMode)
-	e := gin.New()
-	w.Register(e)
-	srv := httptest.NewServer(e)
-	t.Cleanup(srv.Close)
+	srv := serveWeb(t, w)
 	return &rig{web: w, srv: srv, search: fs, crawler: fc}
 }
 
@@ -246,11 +253,7 @@ func TestSearchPageWhileTheStoreHangs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gin.SetMode(gin.ReleaseMode)
-	e := gin.New()
-	w.Register(e)
-	srv := httptest.NewServer(e)
-	t.Cleanup(srv.Close)
+	srv := serveWeb(t, w)
 	c := &http.Client{Timeout: 30 * time.Second}
 	start := time.Now()
 	resp, err := c.Get(srv.URL + "/?q=python+venv")
