@@ -57,6 +57,10 @@ func hostilePage(kind string, size int) []byte {
 			const depth = 30
 			b.WriteString(strings.Repeat("<table><tr><td>cell, ", depth))
 			b.WriteString(strings.Repeat("</td></tr></table>", depth))
+		case "nested-nav": // blocks named navigation, nested, with prose
+			const depth = 500
+			b.WriteString(strings.Repeat(`<div class="nav">words, `, depth))
+			b.WriteString(strings.Repeat("</div>", depth))
 		case "nested-lists": // deeply nested lists
 			const depth = 240
 			b.WriteString(strings.Repeat("<ul><li>item, ", depth))
@@ -72,7 +76,7 @@ func hostilePage(kind string, size int) []byte {
 }
 
 // hostileKinds are the shapes hostilePage builds.
-var hostileKinds = []string{"deep-divs", "deep-divs-text", "siblings", "flat-divs", "attributes", "tiny-text", "tables", "nested-tables", "nested-tables-30", "nested-lists", "links"}
+var hostileKinds = []string{"deep-divs", "deep-divs-text", "siblings", "flat-divs", "attributes", "tiny-text", "tables", "nested-tables", "nested-tables-30", "nested-lists", "nested-nav", "links"}
 
 // TestExtractHostilePages checks that pages too large or too deeply nested
 // for the extraction libraries get the simple extraction, text and all, and
@@ -88,6 +92,7 @@ func TestExtractHostilePages(t *testing.T) {
 		{"deep-divs-text", 512 << 10, "word,"},
 		{"nested-tables", 256 << 10, "cell,"},
 		{"nested-lists", 256 << 10, "item,"},
+		{"nested-nav", 512 << 10, "words,"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			body := hostilePage(tc.kind, tc.size)
@@ -131,9 +136,9 @@ func TestHoldsContentText(t *testing.T) {
 	doc := mustParse(t, []byte(`<html><body><ul><li> <ul><li><script>x</script></li></ul></li>
 		<li><nav>menu</nav><span> </span><ul><li><b>yes</b></li></ul></li>
 		<li hidden>hidden</li><li><div style="display:none">no</div> </li></ul></body></html>`))
-	memo := map[*html.Node]bool{}
+	holds, memo := map[*html.Node]bool{}, newTextMemo()
 	walkElements(doc, func(n *html.Node) bool {
-		if got, want := holdsContentText(n, memo), contentTextLen(n) > 0; got != want {
+		if got, want := holdsContentText(n, holds, memo), contentTextLen(n) > 0; got != want {
 			t.Errorf("<%s>: holdsContentText = %v, contentTextLen > 0 = %v", n.Data, got, want)
 		}
 		return true
@@ -147,4 +152,49 @@ func mustParse(t testing.TB, body []byte) *html.Node {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// TestTextMemo checks that the remembered measures agree with the direct
+// ones on every element of a page, and so do the boilerplate rules.
+func TestTextMemo(t *testing.T) {
+	doc := mustParse(t, []byte(`<html><body>
+		<div class="nav-bar"><a href="/a">Home</a> | <a href="/b">Up</a></div>
+		<div class="navigation"><p>Prose about navigation, a paragraph of it.</p><div class="nav-x">short</div></div>
+		<ul class="menu"><li><a href="/c">One</a></li><li>Two <script>x()</script></li></ul>
+		<div class="cookie-banner">We use cookies. <a href="/ok">OK</a></div>
+		<div class="search-results"></div>
+		<div class="site-footer">Copyright <nav>nav text</nav></div>
+		<div class="pager"><a rel="next" href="/n">Next</a></div>
+		<section><header>Title</header><dl><dt>x</dt></dl></section>
+		<a href="/d"><span>linked <b>text</b></span></a>
+		</body></html>`))
+	m := newTextMemo()
+	var nodes []*html.Node
+	walkElements(doc, func(n *html.Node) bool { nodes = append(nodes, n); return true })
+	// Deepest first, then outermost first: the memo must not depend on the
+	// order it is asked in.
+	for _, order := range [][]*html.Node{reversed(nodes), nodes} {
+		for _, n := range order {
+			if got, want := m.textLen(n), textLen(n); got != want {
+				t.Errorf("<%s class=%q>: textLen %d, want %d", n.Data, attr(n, "class"), got, want)
+			}
+			if got, want := m.linkShare(n), linkShare(n); got != want {
+				t.Errorf("<%s class=%q>: linkShare %v, want %v", n.Data, attr(n, "class"), got, want)
+			}
+			if got, want := m.hasProseBlock(n), hasProseBlock(n); got != want {
+				t.Errorf("<%s class=%q>: hasProseBlock %v, want %v", n.Data, attr(n, "class"), got, want)
+			}
+			if got, want := boilerplateIn(n, m), isBoilerplate(n); got != want {
+				t.Errorf("<%s class=%q>: boilerplate %v, want %v", n.Data, attr(n, "class"), got, want)
+			}
+		}
+	}
+}
+
+func reversed(nodes []*html.Node) []*html.Node {
+	r := make([]*html.Node, len(nodes))
+	for i, n := range nodes {
+		r[len(nodes)-1-i] = n
+	}
+	return r
 }

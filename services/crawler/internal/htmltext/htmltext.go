@@ -234,12 +234,21 @@ func documentSize(doc *html.Node) (nodes, work int) {
 // extraction libraries: its main landmark when that holds text, else its
 // body, without navigation, banners and footers (pruned in place).
 func simpleContent(doc *html.Node) *html.Node {
+	// Pruning decides on an element before anything below it goes, so
+	// one memo serves each pass.
 	if declared := mainLandmark(doc); declared != nil {
-		if l := pruneBoilerplate(declared); len(collapse(textOf(l))) >= minLandmarkText {
+		m := newTextMemo()
+		l := prune(declared, func(c *html.Node) bool { return boilerplateIn(c, m) })
+		if len(collapse(textOf(l))) >= minLandmarkText {
 			return l
 		}
 	}
-	return strippedBody(doc)
+	body := findFirst(doc, atom.Body)
+	if body == nil {
+		return doc
+	}
+	m := newTextMemo()
+	return prune(body, func(c *html.Node) bool { return boilerplateIn(c, m) })
 }
 
 // mainContent returns the node holding the main content of doc, whose title

@@ -142,13 +142,15 @@ func shellOf(doc *html.Node) *Shell {
 	if sh.Scripts == 0 || body == nil {
 		return nil
 	}
-	text := contentTextLen(body)
-	if text > ShellMaxText || hasProse(body) {
+	// The tree does not change here: one memo serves every rule.
+	memo := newTextMemo()
+	text := contentTextLenIn(body, memo)
+	if text > ShellMaxText || hasProse(body, memo) {
 		return nil
 	}
-	if m := mountPoint(body, text); m != nil {
+	if m := mountPoint(body, text, memo); m != nil {
 		sh.Mount = startTag(m)
-		sh.Placeholder = clipText(collapse(contentText(m)), 60)
+		sh.Placeholder = clipText(collapse(contentText(m, memo)), 60)
 		return sh
 	}
 	if sh.Noscript != "" {
@@ -163,8 +165,8 @@ func shellOf(doc *html.Node) *Shell {
 // mountPoint returns the element of body that scripts render the page
 // into, nil when there is none; total is the content text of body. One
 // pass measures every element's text and media bottom-up.
-func mountPoint(body *html.Node, total int) *html.Node {
-	m := &mountScan{total: total}
+func mountPoint(body *html.Node, total int, memo *textMemo) *html.Node {
+	m := &mountScan{total: total, memo: memo}
 	m.measure(body)
 	return m.best
 }
@@ -174,6 +176,7 @@ func mountPoint(body *html.Node, total int) *html.Node {
 // element the script fills), else the first in document order.
 type mountScan struct {
 	total    int
+	memo     *textMemo
 	order    int // pre-order index of the element being measured
 	best     *html.Node
 	bestRank int
@@ -197,7 +200,7 @@ func (m *mountScan) measure(n *html.Node) (text int, media, heading bool) {
 		case c.Type != html.ElementNode:
 		case mediaTags[tagOf(c)]:
 			media = true
-		case passedOver(c):
+		case passedOverIn(c, m.memo):
 		default:
 			t, md, hd := m.measure(c)
 			text += t
@@ -211,7 +214,7 @@ func (m *mountScan) measure(n *html.Node) (text int, media, heading bool) {
 		switch {
 		case knownMounts[attr(n, "id")]:
 			rank = 3
-		case !hasContentChild(n):
+		case !hasContentChild(n, m.memo):
 			rank = 2
 		}
 		if m.best == nil || rank > m.bestRank || rank == m.bestRank && at < m.bestAt {
@@ -233,7 +236,7 @@ var proseTags = map[atom.Atom]bool{
 // marked as such by their tag or role. Blocks only named like navigation
 // are searched: a theme may name its content wrapper so
 // (sphinx_rtd_theme's section.wy-nav-content-wrap).
-func hasProse(n *html.Node) bool {
+func hasProse(n *html.Node, memo *textMemo) bool {
 	found := false
 	// Prose blocks nest (lists in list items): remembering which elements
 	// hold text keeps this one pass over the document, not one per block.
@@ -242,7 +245,7 @@ func hasProse(n *html.Node) bool {
 		if found || skipped[tagOf(c)] || isHidden(c) || markedBoilerplate(c) {
 			return false
 		}
-		if proseTags[tagOf(c)] && holdsContentText(c, holds) {
+		if proseTags[tagOf(c)] && holdsContentText(c, holds, memo) {
 			found = true
 			return false
 		}
@@ -252,9 +255,10 @@ func hasProse(n *html.Node) bool {
 }
 
 // holdsContentText reports whether contentTextLen(n) > 0, recording the
-// answer for n and the elements it looked into in memo.
-func holdsContentText(n *html.Node, memo map[*html.Node]bool) bool {
-	if v, ok := memo[n]; ok {
+// answer for n and the elements it looked into in holds; memo measures
+// boilerplate (nil: walking anew).
+func holdsContentText(n *html.Node, holds map[*html.Node]bool, memo *textMemo) bool {
+	if v, ok := holds[n]; ok {
 		return v
 	}
 	v := false
@@ -262,11 +266,11 @@ func holdsContentText(n *html.Node, memo map[*html.Node]bool) bool {
 		switch {
 		case c.Type == html.TextNode:
 			v = strings.TrimFunc(c.Data, unicode.IsSpace) != ""
-		case c.Type == html.ElementNode && !passedOver(c):
-			v = holdsContentText(c, memo)
+		case c.Type == html.ElementNode && !passedOverIn(c, memo):
+			v = holdsContentText(c, holds, memo)
 		}
 	}
-	memo[n] = v
+	holds[n] = v
 	return v
 }
 
@@ -301,9 +305,9 @@ func mountLike(n *html.Node) bool {
 
 // hasContentChild reports whether n has a child element that is not passed
 // over (script, hidden, boilerplate).
-func hasContentChild(n *html.Node) bool {
+func hasContentChild(n *html.Node, memo *textMemo) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && !passedOver(c) {
+		if c.Type == html.ElementNode && !passedOverIn(c, memo) {
 			return true
 		}
 	}
@@ -329,7 +333,7 @@ func startTag(n *html.Node) string {
 }
 
 // contentText is the text under n outside passed-over elements.
-func contentText(n *html.Node) string {
+func contentText(n *html.Node, memo *textMemo) string {
 	var b strings.Builder
 	var walk func(*html.Node)
 	walk = func(c *html.Node) {
@@ -337,7 +341,7 @@ func contentText(n *html.Node) string {
 			switch {
 			case cc.Type == html.TextNode:
 				b.WriteString(cc.Data)
-			case cc.Type == html.ElementNode && !passedOver(cc):
+			case cc.Type == html.ElementNode && !passedOverIn(cc, memo):
 				walk(cc)
 				b.WriteByte(' ')
 			}
