@@ -268,3 +268,50 @@ func TestSlowBodyIsNotTheDatabasesTime(t *testing.T) {
 		t.Errorf("POST /blocklist with a body sent over %s (StoreTimeout %s): got %d %s, want 201", 2*storeTimeout, storeTimeout, resp.StatusCode, b)
 	}
 }
+
+// TestSharedStatusReadsDoNotPileUp: while a job's status read is slow (a
+// database under load), the streams wait for the read in progress instead of
+// starting another every half poll: before, each read that took longer than
+// that overlapped the next ones (a 300 ms read, five streams polling every
+// 20 ms: three at once), more load on a database already slow to answer.
+func TestSharedStatusReadsDoNotPileUp(t *testing.T) {
+	var mu sync.Mutex
+	running, most, reads := 0, 0, 0
+	slow := func(context.Context, string) (engine.Status, error) {
+		mu.Lock()
+		running++
+		reads++
+		most = max(most, running)
+		mu.Unlock()
+		time.Sleep(300 * time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return engine.Status{ID: "j", Status: store.JobRunning}, nil
+	}
+	var p statusPolls
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 5 { // five streams polling every 20 ms, 4 ms apart, as crawlEvents does
+		wg.Go(func() {
+			time.Sleep(time.Duration(i) * 4 * time.Millisecond)
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					_, _ = p.get(ctx, "j", 10*time.Millisecond, slow)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 1 || reads == 0 {
+		t.Errorf("slow status reads: %d at once at most (%d in all), want 1 at a time", most, reads)
+	}
+}

@@ -13,7 +13,8 @@ import (
 // once a poll for every open stream, anyone who may open streams (the search
 // web UI's crawl pages are public with KGS_PUBLIC_SEARCH) could multiply the
 // database's load by opening hundreds of them. With sharing, a job's status is
-// read at most about twice a poll interval however many streams follow it.
+// read at most about twice a poll interval however many streams follow it, and
+// never twice at once.
 type statusPolls struct {
 	mu   sync.Mutex
 	jobs map[string]*statusPoll
@@ -36,7 +37,8 @@ type statusPoll struct {
 const statusReadTimeout = 10 * time.Second
 
 // get returns a read of job id's status that started less than maxAge ago,
-// waiting for one in progress, or reads it with read.
+// or the read in progress, however old (a slow database must not get a second
+// read of the same status while the first runs), or reads it with read.
 func (p *statusPolls) get(ctx context.Context, id string, maxAge time.Duration,
 	read func(ctx context.Context, id string) (engine.Status, error)) (engine.Status, error) {
 	now := time.Now()
@@ -45,7 +47,7 @@ func (p *statusPolls) get(ctx context.Context, id string, maxAge time.Duration,
 		p.jobs = map[string]*statusPoll{}
 	}
 	e := p.jobs[id]
-	if e == nil || now.Sub(e.at) >= maxAge {
+	if e == nil || (e.finished() && now.Sub(e.at) >= maxAge) {
 		for k, old := range p.jobs { // forget jobs no stream has asked about lately
 			if now.Sub(old.at) >= time.Minute {
 				select {
@@ -74,5 +76,15 @@ func (p *statusPolls) get(ctx context.Context, id string, maxAge time.Duration,
 		return e.st, e.err
 	case <-ctx.Done():
 		return engine.Status{}, ctx.Err()
+	}
+}
+
+// finished reports whether the read is done.
+func (e *statusPoll) finished() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
 	}
 }
