@@ -402,6 +402,9 @@ func (a *API) crawlPage(c *gin.Context) error {
 	if strings.TrimSpace(req.URL) == "" {
 		return httpserver.BadRequest("url", "is required: the page to index")
 	}
+	if len(req.Tags) > engine.MaxTags {
+		return httpserver.BadRequest("tags", fmt.Sprintf("%d tags, at most %d", len(req.Tags), engine.MaxTags))
+	}
 	for i, t := range req.Tags {
 		if strings.TrimSpace(t) == "" || len(t) > 128 {
 			return httpserver.BadRequest(fmt.Sprintf("tags[%d]", i), "tags must be 1..128 bytes")

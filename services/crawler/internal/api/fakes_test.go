@@ -2,7 +2,9 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -313,5 +315,32 @@ func TestSharedStatusReadsDoNotPileUp(t *testing.T) {
 	defer mu.Unlock()
 	if most != 1 || reads == 0 {
 		t.Errorf("slow status reads: %d at once at most (%d in all), want 1 at a time", most, reads)
+	}
+}
+
+// TestPageTagsBounded: POST /pages takes at most as many tags as a crawl (64),
+// refusing more with a 400 naming tags. It took any number: a 1 MiB body holds
+// some 170,000 distinct short tags, each stored with the document, and the
+// duplicate check compared every pair of them.
+func TestPageTagsBounded(t *testing.T) {
+	base := fakeAPI(t, Deps{Pages: fakePages{res: engine.PageResult{Document: store.Document{ID: "d1", URL: "https://docs.example/a"}, Outcome: pipeline.Stored}}})
+	for _, tc := range []struct {
+		tags   int
+		status int
+	}{{engine.MaxTags, http.StatusOK}, {engine.MaxTags + 1, http.StatusBadRequest}} {
+		tags := make([]string, tc.tags)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("t%d", i)
+		}
+		body, _ := json.Marshal(map[string]any{"url": "https://docs.example/a", "tags": tags})
+		resp, err := http.Post(base+"/api/v1/pages", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || (tc.status == http.StatusBadRequest && !strings.Contains(string(b), `"field":"tags"`)) {
+			t.Errorf("POST /pages with %d tags: got %d %s, want %d", tc.tags, resp.StatusCode, b, tc.status)
+		}
 	}
 }

@@ -44,7 +44,6 @@ const (
 	// them in one request would take the crawler's memory.
 	maxPatternBytes = 1000
 	maxPatternSize  = 5000
-	maxTags         = 64
 )
 
 // FieldError names the request field at fault: the repository's one field-error
@@ -117,8 +116,8 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 			}
 		}
 	}
-	if len(s.Tags) > maxTags {
-		return s, fieldErr("tags", "%d tags, at most %d", len(s.Tags), maxTags)
+	if len(s.Tags) > MaxTags {
+		return s, fieldErr("tags", "%d tags, at most %d", len(s.Tags), MaxTags)
 	}
 	for i, t := range s.Tags {
 		if strings.TrimSpace(t) == "" || len(t) > 128 {
@@ -137,6 +136,9 @@ func (s Spec) Normalize(lim Limits, opts canon.Options) (Spec, error) {
 	return s, nil
 }
 
+// MaxTags is the most tags a crawl or a page (POST /api/v1/pages) may carry.
+const MaxTags = 64
+
 // UniqueTags is tags without repeats, in the order they were first given: a
 // tag given twice ("tags":["a","a"]) is stored and shown once. Tags are
 // compared exactly, as they are stored.
@@ -145,8 +147,10 @@ func UniqueTags(tags []string) []string {
 		return tags
 	}
 	out := make([]string, 0, len(tags))
+	seen := make(map[string]bool, len(tags))
 	for _, t := range tags {
-		if !slices.Contains(out, t) {
+		if !seen[t] {
+			seen[t] = true
 			out = append(out, t)
 		}
 	}
