@@ -3,8 +3,9 @@
 # TestReferenceImplementation: @toon-format/toon 2.3.1 (MIT, the toon-format/toon
 # repository's TypeScript encoder and decoder; its 2.x line implements spec 3, the
 # 4.x line spec 4, which adds comment lines). The package is one self-contained ES
-# module; the tarball is fetched with curl from the npm registry (no npm needed),
-# checked against a pinned sha256 and unpacked under ${KGS_STATE:-<repo>/.state}/toon-ref.
+# module; deploy/local/npmpkg.sh fetches the tarball with curl from the npm registry
+# (no npm needed), checks it against a pinned sha256 and unpacks it under
+# ${KGS_STATE:-<repo>/.state}/toon-ref.
 # Running it needs Node.js (18 or later) on PATH.
 #
 #   deploy/local/toonref.sh install   download (cached) and unpack; idempotent
@@ -16,8 +17,6 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 STATE="$(realpath -m "${KGS_STATE:-$REPO/.state}")"
 BASE="$STATE/toon-ref"
 VERSION="2.3.1"
-TARBALL="toon-format-toon-$VERSION.tgz"
-URL="${KGS_NPM_REGISTRY:-https://registry.npmjs.org}/@toon-format/toon/-/toon-$VERSION.tgz"
 SHA256="6925613ea3298f5625ae84a2056b79021aacf737ed1782107f77d8c20aebac2a"
 MODULE="$BASE/$VERSION/package/dist/index.mjs"
 
@@ -25,16 +24,8 @@ die() { echo "toonref.sh: $*" >&2; exit 1; }
 
 install() {
 	[[ -f $MODULE ]] && return 0
-	mkdir -p "$BASE"
-	if [[ ! -f $BASE/$TARBALL ]] || ! echo "$SHA256  $BASE/$TARBALL" | sha256sum -c --status; then
-		curl -fsSL --retry 3 -o "$BASE/$TARBALL.part" "$URL" || die "download $URL failed"
-		echo "$SHA256  $BASE/$TARBALL.part" | sha256sum -c --status || die "$URL: sha256 differs from the pinned $SHA256"
-		mv "$BASE/$TARBALL.part" "$BASE/$TARBALL"
-	fi
-	rm -rf "${BASE:?}/$VERSION"
-	mkdir -p "$BASE/$VERSION"
-	tar -xzf "$BASE/$TARBALL" -C "$BASE/$VERSION" package/dist/index.mjs package/LICENSE package/package.json
-	[[ -f $MODULE ]] || die "no dist/index.mjs in $TARBALL"
+	"$REPO/deploy/local/npmpkg.sh" @toon-format/toon "$VERSION" "$SHA256" "$BASE" package/dist/index.mjs package/LICENSE package/package.json
+	[[ -f $MODULE ]] || die "no dist/index.mjs in @toon-format/toon $VERSION"
 }
 
 case "${1:-}" in

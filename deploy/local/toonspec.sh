@@ -2,8 +2,9 @@
 # The official TOON conformance fixtures for pkg/toon's TestConformance, from the npm
 # registry: @toon-format/spec 3.3.2 (MIT, the toon-format/spec repository's release of
 # spec 3.3) ships tests/fixtures/{encode,decode}/*.json, byte-identical to the
-# repository's v3.3.2 tag. The tarball is fetched with curl (no npm needed), checked
-# against a pinned sha256 and unpacked under ${KGS_STATE:-<repo>/.state}/toon-spec.
+# repository's v3.3.2 tag. deploy/local/npmpkg.sh fetches the tarball with curl (no npm
+# needed), checks it against a pinned sha256 and unpacks it under
+# ${KGS_STATE:-<repo>/.state}/toon-spec.
 #
 #   deploy/local/toonspec.sh install   download (cached) and unpack; idempotent
 #   deploy/local/toonspec.sh path      print the fixtures folder: KGS_TOON_FIXTURES, else
@@ -19,8 +20,6 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 STATE="$(realpath -m "${KGS_STATE:-$REPO/.state}")"
 BASE="$STATE/toon-spec"
 VERSION="3.3.2"
-TARBALL="toon-format-spec-$VERSION.tgz"
-URL="${KGS_NPM_REGISTRY:-https://registry.npmjs.org}/@toon-format/spec/-/spec-$VERSION.tgz"
 SHA256="9f60fdb76bbd6969298bc73c4f0fa247cf2991c6dc21b7f8efd59828425625e9"
 FIXTURES="$BASE/$VERSION/package/tests/fixtures"
 SHARED="$REPO/../shared/fixtures/toon-spec/fixtures"
@@ -31,16 +30,8 @@ install() {
 	if [[ -d $FIXTURES/encode && -d $FIXTURES/decode ]]; then
 		return 0
 	fi
-	mkdir -p "$BASE"
-	if [[ ! -f $BASE/$TARBALL ]] || ! echo "$SHA256  $BASE/$TARBALL" | sha256sum -c --status; then
-		curl -fsSL --retry 3 -o "$BASE/$TARBALL.part" "$URL" || die "download $URL failed"
-		echo "$SHA256  $BASE/$TARBALL.part" | sha256sum -c --status || die "$URL: sha256 differs from the pinned $SHA256"
-		mv "$BASE/$TARBALL.part" "$BASE/$TARBALL"
-	fi
-	rm -rf "${BASE:?}/$VERSION"
-	mkdir -p "$BASE/$VERSION"
-	tar -xzf "$BASE/$TARBALL" -C "$BASE/$VERSION" package/tests package/LICENSE
-	[[ -d $FIXTURES/encode && -d $FIXTURES/decode ]] || die "no tests/fixtures/{encode,decode} in $TARBALL"
+	"$REPO/deploy/local/npmpkg.sh" @toon-format/spec "$VERSION" "$SHA256" "$BASE" package/tests package/LICENSE
+	[[ -d $FIXTURES/encode && -d $FIXTURES/decode ]] || die "no tests/fixtures/{encode,decode} in @toon-format/spec $VERSION"
 }
 
 path() {
