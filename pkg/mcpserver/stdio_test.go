@@ -98,9 +98,9 @@ func TestStdioReaderChecksEachMessage(t *testing.T) {
 // a Parse error.
 const parseError = "(parse error)"
 
-// checkStdioParseError checks line is one JSON-RPC Parse error with id null
-// that says the line is not JSON.
-func checkStdioParseError(t *testing.T, line string) {
+// stdioErrorLine checks line is one line holding a JSON-RPC error object and
+// returns it decoded.
+func stdioErrorLine(t *testing.T, line string) rpcErrorAnswer {
 	t.Helper()
 	if !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
 		t.Errorf("answer %q: want one line", line)
@@ -109,6 +109,14 @@ func checkStdioParseError(t *testing.T, line string) {
 	if err != nil {
 		t.Fatalf("answer %q: want a JSON-RPC error object (%v)", line, err)
 	}
+	return got
+}
+
+// checkStdioParseError checks line is one JSON-RPC Parse error with id null
+// that says the line is not JSON.
+func checkStdioParseError(t *testing.T, line string) {
+	t.Helper()
+	got := stdioErrorLine(t, line)
 	if got.JSONRPC != "2.0" || string(got.ID) != "null" || got.Error.Code != -32700 ||
 		!strings.HasPrefix(got.Error.Message, "parse error: the line is not JSON (") {
 		t.Errorf("answer %q: want code -32700, id null and a message saying the line is not JSON", line)
@@ -119,13 +127,7 @@ func checkStdioParseError(t *testing.T, line string) {
 // (JSON) naming field, as the HTTP endpoint's.
 func checkStdioRefusal(t *testing.T, line, id, field string) {
 	t.Helper()
-	if !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
-		t.Errorf("answer %q: want one line", line)
-	}
-	got, err := decodeRPCError(line)
-	if err != nil {
-		t.Fatalf("answer %q: want a JSON-RPC error object (%v)", line, err)
-	}
+	got := stdioErrorLine(t, line)
 	if got.JSONRPC != "2.0" || string(got.ID) != id || got.Error.Code != -32600 || got.Error.Data.Field != field ||
 		got.Error.Message != field+" is given twice in one object; send it once" {
 		t.Errorf("answer %q: want code -32600, id %s, data.field %s and a message naming it", line, id, field)
